@@ -1,0 +1,588 @@
+//! AES-NI (xmm) backend: key schedule, single blocks, lane kernels and wide
+//! single-message kernels.
+//!
+//! Every public function takes a [`NiToken`], the proof that the CPU has AES-NI, SSSE3 and
+//! SSE4.1; that is what makes each call of a `#[target_feature]` function below sound.
+//! Inside the target-feature functions the register intrinsics are safe; the only `unsafe`
+//! left is memory access through pointers, each with its own justification.
+//!
+//! Lane kernels are const-generic in the lane count `N` and loop rounds outer, lanes inner,
+//! so that `N` independent AESENC chains are in flight (latency 3, two issued per cycle on
+//! the development CPU: N >= 6 fills the unit). `SHARED = true` is the fast path where every
+//! lane uses the same key, so each round key is loaded once per round, not once per lane.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use super::{AesKey, RoundKeys};
+use crate::block::{Block, IoPtrs, BLOCK};
+use crate::cpu::NiToken;
+
+// ---------------------------------------------------------------------------------------
+// loads and stores
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn load(b: &Block) -> __m128i {
+    // SAFETY: `b` is a reference to 16 readable bytes; loadu has no alignment requirement.
+    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn store(b: &mut Block, v: __m128i) {
+    // SAFETY: `b` is a reference to 16 writable bytes; storeu has no alignment requirement.
+    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
+}
+
+/// Round key `r` (r < 15). `RoundKeys` is `align(16)` and its rows are 16 bytes, so row `r`
+/// is 16-byte aligned.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn rk(k: &RoundKeys, r: usize) -> __m128i {
+    let row = &k.0[r];
+    // SAFETY: `row` is 16 readable, 16-byte-aligned bytes (see above).
+    unsafe { _mm_load_si128(row.as_ptr().cast()) }
+}
+
+/// Block `i` of a message's input. Caller guarantees `16 * (i + 1) <= io.len`.
+#[inline]
+#[target_feature(enable = "sse2")]
+unsafe fn load_in(io: &IoPtrs<'_>, i: usize) -> __m128i {
+    debug_assert!(BLOCK * (i + 1) <= io.len);
+    // SAFETY: by the caller's guarantee the 16 bytes are inside the readable input.
+    unsafe { _mm_loadu_si128(io.src.add(BLOCK * i).cast()) }
+}
+
+/// Writes block `i` of a message's output. Caller guarantees `16 * (i + 1) <= io.out_cap`
+/// and a non-null `dst`.
+#[inline]
+#[target_feature(enable = "sse2")]
+unsafe fn store_out(io: &IoPtrs<'_>, i: usize, v: __m128i) {
+    debug_assert!(!io.dst.is_null() && BLOCK * (i + 1) <= io.out_cap);
+    // SAFETY: by the caller's guarantee the 16 bytes are inside the writable output.
+    unsafe { _mm_storeu_si128(io.dst.add(BLOCK * i).cast(), v) }
+}
+
+// ---------------------------------------------------------------------------------------
+// key schedule
+
+/// Expands a 16/24/32-byte key into `out.0[0..=rounds]`.
+pub(crate) fn expand_key(_t: NiToken, key: &[u8], out: &mut RoundKeys) {
+    // SAFETY: the token proves AES-NI/SSE4.1 are present.
+    unsafe {
+        match key.len() {
+            16 => expand128(key.try_into().unwrap_or(&[0; 16]), out),
+            24 => expand192(key, out),
+            _ => expand256(key.try_into().unwrap_or(&[0; 32]), out),
+        }
+    }
+}
+
+/// `k ^ (k << 32) ^ (k << 64) ^ (k << 96)`: the running xor of the previous round key's words.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn prefix_xor(k: __m128i) -> __m128i {
+    let k = _mm_xor_si128(k, _mm_slli_si128::<4>(k));
+    let k = _mm_xor_si128(k, _mm_slli_si128::<4>(k));
+    _mm_xor_si128(k, _mm_slli_si128::<4>(k))
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn expand128(key: &[u8; 16], out: &mut RoundKeys) {
+    let mut k = load(key);
+    store(&mut out.0[0], k);
+    macro_rules! step {
+        ($i:expr, $rcon:expr) => {{
+            let t = _mm_shuffle_epi32::<0xff>(_mm_aeskeygenassist_si128::<$rcon>(k));
+            k = _mm_xor_si128(prefix_xor(k), t);
+            store(&mut out.0[$i], k);
+        }};
+    }
+    step!(1, 0x01);
+    step!(2, 0x02);
+    step!(3, 0x04);
+    step!(4, 0x08);
+    step!(5, 0x10);
+    step!(6, 0x20);
+    step!(7, 0x40);
+    step!(8, 0x80);
+    step!(9, 0x1b);
+    step!(10, 0x36);
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn expand256(key: &[u8; 32], out: &mut RoundKeys) {
+    let mut a = load(key[..16].try_into().unwrap_or(&[0; 16]));
+    let mut b = load(key[16..].try_into().unwrap_or(&[0; 16]));
+    store(&mut out.0[0], a);
+    store(&mut out.0[1], b);
+    macro_rules! step {
+        ($i:expr, $rcon:expr, $last:expr) => {{
+            // Even round key: SubWord(RotWord(w)) ^ rcon of b's top word.
+            let t = _mm_shuffle_epi32::<0xff>(_mm_aeskeygenassist_si128::<$rcon>(b));
+            a = _mm_xor_si128(prefix_xor(a), t);
+            store(&mut out.0[$i], a);
+            if !$last {
+                // Odd round key: SubWord (no rotation, no rcon) of a's top word.
+                let t = _mm_shuffle_epi32::<0xaa>(_mm_aeskeygenassist_si128::<0>(a));
+                b = _mm_xor_si128(prefix_xor(b), t);
+                store(&mut out.0[$i + 1], b);
+            }
+        }};
+    }
+    step!(2, 0x01, false);
+    step!(4, 0x02, false);
+    step!(6, 0x04, false);
+    step!(8, 0x08, false);
+    step!(10, 0x10, false);
+    step!(12, 0x20, false);
+    step!(14, 0x40, true);
+}
+
+/// AES-192 works word by word (six words a step do not fit the 4-word registers), using
+/// AESKEYGENASSIST only for SubWord(RotWord(w)) ^ rcon: FIPS 197 §5.2 literally.
+#[target_feature(enable = "aes,sse2,sse4.1")]
+fn expand192(key: &[u8], out: &mut RoundKeys) {
+    let mut w = [0u32; 52];
+    for (i, c) in key.chunks_exact(4).take(6).enumerate() {
+        w[i] = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+    }
+    const RCON: [u8; 8] = [0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80];
+    for i in 6..52 {
+        let mut t = w[i - 1];
+        if i % 6 == 0 {
+            // Word 1 of AESKEYGENASSIST(x, 0) is RotWord(SubWord(x[1])); xor rcon ourselves
+            // (the immediate must be a constant).
+            let v = _mm_aeskeygenassist_si128::<0>(_mm_set1_epi32(t as i32));
+            t = (_mm_extract_epi32::<1>(v) as u32) ^ u32::from(RCON[i / 6 - 1]);
+        }
+        w[i] = w[i - 6] ^ t;
+    }
+    for (r, row) in out.0.iter_mut().take(13).enumerate() {
+        for c in 0..4 {
+            row[4 * c..4 * c + 4].copy_from_slice(&w[4 * r + c].to_le_bytes());
+        }
+    }
+    zeroize::Zeroize::zeroize(&mut w);
+}
+
+/// Decryption schedule for the equivalent inverse cipher (AESDEC): reversed order, AESIMC on
+/// the middle keys.
+pub(crate) fn invert_key(_t: NiToken, enc: &RoundKeys, rounds: usize, dec: &mut RoundKeys) {
+    // SAFETY: the token proves AES-NI is present.
+    unsafe { invert_key_ni(enc, rounds, dec) }
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn invert_key_ni(enc: &RoundKeys, rounds: usize, dec: &mut RoundKeys) {
+    let rounds = rounds.min(14);
+    dec.0[0] = enc.0[rounds];
+    for i in 1..rounds {
+        store(&mut dec.0[i], _mm_aesimc_si128(rk(enc, rounds - i)));
+    }
+    dec.0[rounds] = enc.0[0];
+}
+
+// ---------------------------------------------------------------------------------------
+// lane kernels: N independent blocks, one cipher call each
+
+/// The key of lane `j`: `keys[0]` for every lane on the shared-key path.
+#[inline(always)]
+fn key_of<'k, const N: usize, const SHARED: bool>(keys: &[&'k AesKey; N], j: usize) -> &'k AesKey {
+    if SHARED {
+        keys[0]
+    } else {
+        keys[j]
+    }
+}
+
+/// Rounds 1..rounds-1 (all AESENC rounds) on N lanes, rounds outer, lanes inner.
+#[inline]
+#[target_feature(enable = "aes,sse2")]
+fn middle_rounds<const N: usize, const SHARED: bool>(
+    x: &mut [__m128i; N],
+    keys: &[&AesKey; N],
+    rounds: usize,
+) {
+    for r in 1..rounds {
+        for j in 0..N {
+            x[j] = _mm_aesenc_si128(x[j], rk(&key_of::<N, SHARED>(keys, j).enc, r));
+        }
+    }
+}
+
+/// Encrypts N blocks, lane j under `keys[j]` (all lanes' keys have `rounds` rounds).
+#[inline]
+#[target_feature(enable = "aes,sse2")]
+fn encrypt_lanes<const N: usize, const SHARED: bool>(
+    x: &mut [__m128i; N],
+    keys: &[&AesKey; N],
+    rounds: usize,
+) {
+    for j in 0..N {
+        x[j] = _mm_xor_si128(x[j], rk(&key_of::<N, SHARED>(keys, j).enc, 0));
+    }
+    middle_rounds::<N, SHARED>(x, keys, rounds);
+    for j in 0..N {
+        x[j] = _mm_aesenclast_si128(x[j], rk(&key_of::<N, SHARED>(keys, j).enc, rounds));
+    }
+}
+
+/// Decrypts N blocks under one key.
+#[inline]
+#[target_feature(enable = "aes,sse2")]
+fn decrypt_lanes<const N: usize>(x: &mut [__m128i; N], key: &AesKey) {
+    let rounds = key.rounds.min(14);
+    for xj in x.iter_mut() {
+        *xj = _mm_xor_si128(*xj, rk(&key.dec, 0));
+    }
+    for r in 1..rounds {
+        let k = rk(&key.dec, r);
+        for xj in x.iter_mut() {
+            *xj = _mm_aesdec_si128(*xj, k);
+        }
+    }
+    let k = rk(&key.dec, rounds);
+    for xj in x.iter_mut() {
+        *xj = _mm_aesdeclast_si128(*xj, k);
+    }
+}
+
+/// Encrypts one block in place.
+pub(crate) fn encrypt_block(_t: NiToken, key: &AesKey, block: &mut Block) {
+    // SAFETY: the token proves AES-NI is present.
+    unsafe { encrypt_block_ni(key, block) }
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn encrypt_block_ni(key: &AesKey, block: &mut Block) {
+    let mut x = [load(block)];
+    encrypt_lanes::<1, true>(&mut x, &[key], key.rounds.min(14));
+    store(block, x[0]);
+}
+
+/// Decrypts one block in place.
+pub(crate) fn decrypt_block(_t: NiToken, key: &AesKey, block: &mut Block) {
+    // SAFETY: the token proves AES-NI is present.
+    unsafe { decrypt_block_ni(key, block) }
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn decrypt_block_ni(key: &AesKey, block: &mut Block) {
+    let mut x = [load(block)];
+    decrypt_lanes::<1>(&mut x, key);
+    store(block, x[0]);
+}
+
+/// Encrypts `blocks[i]` under `keys[i]` in place, for any number of independent blocks with
+/// any mix of keys (of one size or several): the batched initialisation/finalisation step
+/// (CMAC tags, PKCS#7 last blocks, CFB/OFB partial tails of a whole batch). Runs 8 lanes at a
+/// time, shared-key path when a chunk has one key.
+pub(crate) fn encrypt_many(_t: NiToken, blocks: &mut [Block], keys: &[&AesKey]) {
+    assert_eq!(blocks.len(), keys.len());
+    // SAFETY: the token proves AES-NI is present.
+    unsafe { encrypt_many_ni(blocks, keys) }
+}
+
+#[target_feature(enable = "aes,sse2")]
+fn encrypt_many_ni(blocks: &mut [Block], keys: &[&AesKey]) {
+    const W: usize = 8;
+    let mut bc = blocks.chunks_exact_mut(W);
+    let mut kc = keys.chunks_exact(W);
+    for (b, k) in (&mut bc).zip(&mut kc) {
+        let k: &[&AesKey; W] = k.try_into().unwrap_or_else(|_| unreachable!());
+        let rounds = k[0].rounds;
+        let shared = k.iter().all(|kk| core::ptr::eq(*kk, k[0]));
+        let same_size = k.iter().all(|kk| kk.rounds == rounds);
+        if same_size {
+            let mut x: [__m128i; W] = core::array::from_fn(|j| load(&b[j]));
+            if shared {
+                encrypt_lanes::<W, true>(&mut x, k, rounds.min(14));
+            } else {
+                encrypt_lanes::<W, false>(&mut x, k, rounds.min(14));
+            }
+            for j in 0..W {
+                store(&mut b[j], x[j]);
+            }
+        } else {
+            for (bj, kj) in b.iter_mut().zip(k) {
+                encrypt_block_ni(kj, bj);
+            }
+        }
+    }
+    for (b, k) in bc.into_remainder().iter_mut().zip(kc.remainder()) {
+        encrypt_block_ni(k, b);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// chained (sequential) modes: the comb scheduler's window kernel
+
+/// How a sequential mode links block `i` to block `i + 1`, in terms of the cipher output
+/// `y_i = E(in_i)`, the data block `p_i` and the chaining value `c_i`:
+///
+/// * `in_{i+1} = c_i ^ (INPUT_XORS_DATA ? p_{i+1} : 0)`
+/// * `c_i = y_i ^ (CHAIN_XORS_DATA ? p_i : 0)`
+/// * output block `i` (if `WRITES_OUTPUT`) `= y_i ^ (OUTPUT_XORS_DATA ? p_i : 0)`
+///
+/// CBC encryption and CMAC: input xors data; CFB encryption: chain xors data; OFB: neither,
+/// the output xors data.
+pub(crate) trait ChainRule {
+    const INPUT_XORS_DATA: bool;
+    const CHAIN_XORS_DATA: bool;
+    const WRITES_OUTPUT: bool;
+    const OUTPUT_XORS_DATA: bool;
+}
+
+/// One message (lane) of a chained mode as the window kernel sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct ChainLane<'a> {
+    pub(crate) io: IoPtrs<'a>,
+    /// Chaining value `c` before the lane's next block (the IV at the start).
+    pub(crate) chain: Block,
+    pub(crate) key: &'a AesKey,
+    /// Whole blocks of this lane that the scheduler may process (`16 * blocks <= io.len`, and
+    /// `<= io.out_cap` when the rule writes output).
+    pub(crate) blocks: usize,
+}
+
+/// Advances `N` lanes by `count >= 1` blocks each, from block `start`.
+///
+/// The xor that links a block's cipher output to the next block's input, and the next
+/// whitening xor, are folded into the last round key: `AESENCLAST(s, k_last ^ k_0 ^ d)`
+/// yields the next whitened input directly, so the dependent chain is the AES rounds alone.
+/// The last block of the window is not folded (the next block may belong to a later window or
+/// not exist), which costs one xor per lane per window.
+///
+/// # Safety
+/// For every lane, `start + count <= lane.blocks` (the lane invariant then makes every access
+/// in bounds); every lane's key has the same number of rounds as `lanes[0]`'s; with `SHARED`
+/// all lanes use `lanes[0].key`.
+#[target_feature(enable = "aes,sse2")]
+pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bool>(
+    lanes: &mut [ChainLane<'_>; N],
+    start: usize,
+    count: usize,
+) {
+    debug_assert!(count >= 1);
+    debug_assert!(lanes.iter().all(|l| start + count <= l.blocks));
+    let keys: [&AesKey; N] = core::array::from_fn(|j| lanes[j].key);
+    let rounds = keys[0].rounds.min(14);
+    let io: [IoPtrs<'_>; N] = core::array::from_fn(|j| lanes[j].io);
+    let k0: [__m128i; N] = core::array::from_fn(|j| rk(&key_of::<N, SHARED>(&keys, j).enc, 0));
+    let fold: [__m128i; N] = core::array::from_fn(|j| load(&key_of::<N, SHARED>(&keys, j).fold));
+    let zero = _mm_setzero_si128();
+
+    // SAFETY (all loads/stores below): block indices are in start..start+count, within every
+    // lane's `blocks`, so inside its input and (for writing rules) its output.
+    let mut x: [__m128i; N] = core::array::from_fn(|j| {
+        let c = load(&lanes[j].chain);
+        let d = if R::INPUT_XORS_DATA { unsafe { load_in(&io[j], start) } } else { zero };
+        _mm_xor_si128(_mm_xor_si128(c, d), k0[j])
+    });
+
+    let end = start + count - 1;
+    for i in start..end {
+        let mut e = [zero; N];
+        let mut a = [zero; N];
+        let mut p = [zero; N];
+        for j in 0..N {
+            if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
+                p[j] = unsafe { load_in(&io[j], i) };
+            }
+            let mut d = zero;
+            if R::CHAIN_XORS_DATA {
+                d = p[j];
+            }
+            if R::INPUT_XORS_DATA {
+                d = _mm_xor_si128(d, unsafe { load_in(&io[j], i + 1) });
+            }
+            e[j] = _mm_xor_si128(k0[j], d);
+            a[j] = _mm_xor_si128(fold[j], d);
+        }
+        middle_rounds::<N, SHARED>(&mut x, &keys, rounds);
+        for j in 0..N {
+            x[j] = _mm_aesenclast_si128(x[j], a[j]);
+        }
+        if R::WRITES_OUTPUT {
+            for j in 0..N {
+                let y = _mm_xor_si128(x[j], e[j]);
+                let out = if R::OUTPUT_XORS_DATA { _mm_xor_si128(y, p[j]) } else { y };
+                unsafe { store_out(&io[j], i, out) };
+            }
+        }
+    }
+
+    // Last block of the window: plain AESENCLAST, then the chaining value.
+    middle_rounds::<N, SHARED>(&mut x, &keys, rounds);
+    for j in 0..N {
+        let y = _mm_aesenclast_si128(x[j], rk(&key_of::<N, SHARED>(&keys, j).enc, rounds));
+        let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
+            unsafe { load_in(&io[j], end) }
+        } else {
+            zero
+        };
+        if R::WRITES_OUTPUT {
+            let out = if R::OUTPUT_XORS_DATA { _mm_xor_si128(y, p) } else { y };
+            unsafe { store_out(&io[j], end, out) };
+        }
+        let c = if R::CHAIN_XORS_DATA { _mm_xor_si128(y, p) } else { y };
+        store(&mut lanes[j].chain, c);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// parallel modes: wide single-message kernels (8 blocks per step)
+
+const WIDE: usize = 8;
+
+/// Which parallel mode a wide kernel runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Parallel {
+    EcbEncrypt,
+    EcbDecrypt,
+    CbcDecrypt,
+    CfbDecrypt,
+}
+
+/// Runs a parallel mode over the first `blocks` whole blocks of `io`, with `iv` as the
+/// chaining value before block 0 (CBC/CFB decryption). Returns the last ciphertext block
+/// (the chaining value after the run). In place is allowed: every block is loaded before the
+/// step's stores.
+pub(crate) fn parallel(
+    _t: NiToken,
+    mode: Parallel,
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    blocks: usize,
+    iv: &Block,
+) -> Block {
+    assert!(BLOCK * blocks <= io.len && BLOCK * blocks <= io.out_cap && !io.dst.is_null());
+    // SAFETY: the token proves AES-NI; the assertion gives the kernel's bounds.
+    unsafe { parallel_ni(mode, key, io, blocks, iv) }
+}
+
+#[target_feature(enable = "aes,sse2")]
+unsafe fn parallel_ni(
+    mode: Parallel,
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    blocks: usize,
+    iv: &Block,
+) -> Block {
+    let mut prev = load(iv);
+    let mut i = 0;
+    // SAFETY (loads/stores): i + WIDE <= blocks resp. i < blocks, and the caller checked
+    // 16 * blocks against both input and output.
+    while i + WIDE <= blocks {
+        let c: [__m128i; WIDE] = core::array::from_fn(|j| unsafe { load_in(io, i + j) });
+        let out = step::<WIDE>(mode, key, &c, prev);
+        for (j, o) in out.iter().enumerate() {
+            unsafe { store_out(io, i + j, *o) };
+        }
+        prev = c[WIDE - 1];
+        i += WIDE;
+    }
+    while i < blocks {
+        let c = [unsafe { load_in(io, i) }];
+        let out = step::<1>(mode, key, &c, prev);
+        unsafe { store_out(io, i, out[0]) };
+        prev = c[0];
+        i += 1;
+    }
+    let mut last = [0u8; 16];
+    store(&mut last, prev);
+    last
+}
+
+/// One step of a parallel mode on N consecutive input blocks `c`, `prev` being the input
+/// block before `c[0]`.
+#[inline]
+#[target_feature(enable = "aes,sse2")]
+fn step<const N: usize>(
+    mode: Parallel,
+    key: &AesKey,
+    c: &[__m128i; N],
+    prev: __m128i,
+) -> [__m128i; N] {
+    let before = |j: usize| if j == 0 { prev } else { c[j - 1] };
+    let rounds = key.rounds.min(14);
+    match mode {
+        Parallel::EcbEncrypt => {
+            let mut x = *c;
+            encrypt_lanes::<N, true>(&mut x, &[key; N], rounds);
+            x
+        }
+        Parallel::EcbDecrypt => {
+            let mut x = *c;
+            decrypt_lanes::<N>(&mut x, key);
+            x
+        }
+        Parallel::CbcDecrypt => {
+            let mut x = *c;
+            decrypt_lanes::<N>(&mut x, key);
+            core::array::from_fn(|j| _mm_xor_si128(x[j], before(j)))
+        }
+        Parallel::CfbDecrypt => {
+            let mut x: [__m128i; N] = core::array::from_fn(before);
+            encrypt_lanes::<N, true>(&mut x, &[key; N], rounds);
+            core::array::from_fn(|j| _mm_xor_si128(x[j], c[j]))
+        }
+    }
+}
+
+/// CTR keystream xor over the whole message (partial last block included), counter blocks
+/// `ctr + i` as 128-bit big-endian integers (wrapping mod 2^128).
+pub(crate) fn ctr(_t: NiToken, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+    assert!(io.len <= io.out_cap && !io.dst.is_null());
+    // SAFETY: the token proves AES-NI; bounds asserted above.
+    unsafe { ctr_ni(key, io, ctr) }
+}
+
+#[target_feature(enable = "aes,sse2,ssse3")]
+unsafe fn ctr_ni(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+    let rounds = key.rounds.min(14);
+    let keys = [key; WIDE];
+    let c0 = u128::from_be_bytes(*ctr);
+    // Byte reversal turns the little-endian u128 lanes into big-endian counter blocks.
+    let bswap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    let counter = |i: usize| {
+        let v = c0.wrapping_add(i as u128);
+        _mm_shuffle_epi8(_mm_set_epi64x((v >> 64) as i64, v as i64), bswap)
+    };
+    let full = io.len / BLOCK;
+    let mut i = 0;
+    // SAFETY (loads/stores): i + WIDE <= full resp. i < full; full blocks lie inside the
+    // input, and the caller checked len <= out_cap.
+    while i + WIDE <= full {
+        let mut x: [__m128i; WIDE] = core::array::from_fn(|j| counter(i + j));
+        encrypt_lanes::<WIDE, true>(&mut x, &keys, rounds);
+        for (j, xj) in x.iter().enumerate() {
+            let p = unsafe { load_in(io, i + j) };
+            unsafe { store_out(io, i + j, _mm_xor_si128(*xj, p)) };
+        }
+        i += WIDE;
+    }
+    while i < full {
+        let mut x = [counter(i)];
+        encrypt_lanes::<1, true>(&mut x, &[key], rounds);
+        let p = unsafe { load_in(io, i) };
+        unsafe { store_out(io, i, _mm_xor_si128(x[0], p)) };
+        i += 1;
+    }
+    let rest = io.len - BLOCK * full;
+    if rest > 0 {
+        let mut x = [counter(full)];
+        encrypt_lanes::<1, true>(&mut x, &[key], rounds);
+        let mut ks = [0u8; 16];
+        store(&mut ks, x[0]);
+        let mut t = [0u8; 16];
+        io.read_partial(BLOCK * full, &mut t, rest);
+        crate::block::xor_in_place(&mut t[..rest], &ks[..rest]);
+        io.write(BLOCK * full, &t[..rest]);
+        zeroize::Zeroize::zeroize(&mut ks);
+    }
+}

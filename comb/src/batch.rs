@@ -1,0 +1,331 @@
+//! The public batch API: jobs, the engine, per-job results in input order.
+
+use crate::aes::AesKey;
+use crate::block::{Block, IoPtrs};
+use crate::cpu::{Backend, CpuFeatures, NiToken};
+use crate::modes::{self, Prepared, TagIo};
+use crate::sched::exec::Path;
+use crate::sched::plan::MAX_LANES;
+use crate::{Algorithm, Error, Op};
+
+/// Where a job reads its input and writes its output.
+#[derive(Debug)]
+pub enum Data<'a> {
+    /// The message is `buf[..len]`; the output overwrites `buf` from the start (and may grow
+    /// into `buf[len..]`, as PKCS#7 encryption does).
+    InPlace { buf: &'a mut [u8], len: usize },
+    /// Read `input`, write `output` (which must be long enough; see
+    /// [`Algorithm::output_len`]).
+    Copy { input: &'a [u8], output: &'a mut [u8] },
+    /// Read only: the message of a MAC.
+    Input(&'a [u8]),
+}
+
+/// The detached tag of a MAC (or, later, AEAD) job.
+#[derive(Debug)]
+pub enum Tag<'a> {
+    /// No tag: plain encryption modes.
+    None,
+    /// Generation: the tag is written here; the slice length is the tag length.
+    Out(&'a mut [u8]),
+    /// Verification: the expected tag; its length is the tag length.
+    In(&'a [u8]),
+}
+
+/// One message of a batch: a key handle, an IV, the data and (for MACs) the tag.
+///
+/// ```
+/// # fn main() -> Result<(), comb::Error> {
+/// use comb::{AesKey, Job};
+/// let key = AesKey::new(&[7; 16])?;
+/// let iv = [0u8; 16];
+/// let mut packet = *b"sixteen byte msg";
+/// let job = Job::in_place(&key, &mut packet).with_iv(&iv);
+/// # let _ = job; Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct Job<'a> {
+    key: &'a AesKey,
+    iv: &'a [u8],
+    ad: &'a [u8],
+    data: Data<'a>,
+    tag: Tag<'a>,
+}
+
+impl<'a> Job<'a> {
+    /// A job on explicit [`Data`].
+    pub fn new(key: &'a AesKey, data: Data<'a>) -> Job<'a> {
+        Job {
+            key,
+            iv: &[],
+            ad: &[],
+            data,
+            tag: Tag::None,
+        }
+    }
+
+    /// Encrypt or decrypt `buf` in place.
+    pub fn in_place(key: &'a AesKey, buf: &'a mut [u8]) -> Job<'a> {
+        let len = buf.len();
+        Job::new(key, Data::InPlace { buf, len })
+    }
+
+    /// Read `input`, write `output`.
+    pub fn copy(key: &'a AesKey, input: &'a [u8], output: &'a mut [u8]) -> Job<'a> {
+        Job::new(key, Data::Copy { input, output })
+    }
+
+    /// A MAC job over `message`; add the tag with [`Job::with_tag`].
+    pub fn mac(key: &'a AesKey, message: &'a [u8]) -> Job<'a> {
+        Job::new(key, Data::Input(message))
+    }
+
+    /// Sets the IV (initial counter block for CTR).
+    pub fn with_iv(mut self, iv: &'a [u8]) -> Job<'a> {
+        self.iv = iv;
+        self
+    }
+
+    /// Sets associated data (AEAD modes only; other modes reject a non-empty AD).
+    pub fn with_ad(mut self, ad: &'a [u8]) -> Job<'a> {
+        self.ad = ad;
+        self
+    }
+
+    /// Sets the tag buffer.
+    pub fn with_tag(mut self, tag: Tag<'a>) -> Job<'a> {
+        self.tag = tag;
+        self
+    }
+}
+
+/// The result of one job: bytes written to its output (the plaintext length for PKCS#7
+/// decryption, 0 for MACs), or the job's error.
+pub type JobResult = Result<usize, Error>;
+
+/// Chooses a backend and lane counts, and runs jobs. Cheap to copy; holds no mutable state,
+/// so one engine can serve many threads and batches on different threads never contend.
+///
+/// ```
+/// # fn main() -> Result<(), comb::Error> {
+/// use comb::{AesKey, Algorithm, Engine, Job, Op};
+/// let engine = Engine::new()?;
+/// let keys = [AesKey::new(&[1; 16])?, AesKey::new(&[2; 32])?];
+/// let iv = [9u8; 16];
+/// let mut a = vec![0u8; 64];
+/// let mut b = vec![0u8; 1504];
+/// let mut bad = vec![0u8; 15]; // not a whole block: an error for this job only
+/// let mut jobs = vec![
+///     Job::in_place(&keys[0], &mut a).with_iv(&iv),
+///     Job::in_place(&keys[1], &mut b).with_iv(&iv),
+///     Job::in_place(&keys[0], &mut bad).with_iv(&iv),
+/// ];
+/// let results = engine.process(Algorithm::AesCbc, Op::Encrypt, &mut jobs);
+/// assert_eq!(results[0], Ok(64));
+/// assert_eq!(results[1], Ok(1504));
+/// assert_eq!(results[2], Err(comb::Error::NotBlockMultiple { len: 15 }));
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct Engine {
+    backend: Backend,
+    lanes: Option<usize>,
+    token: NiToken,
+}
+
+impl Engine {
+    /// The best backend of this CPU, or the one `COMB_BACKEND` names (`auto`, `ni`).
+    ///
+    /// Errors: [`Error::Unsupported`] without AES-NI (or when the forced backend cannot run
+    /// here), [`Error::UnknownBackend`] for a bad `COMB_BACKEND`.
+    pub fn new() -> Result<Engine, Error> {
+        match std::env::var("COMB_BACKEND") {
+            Ok(name) if !name.is_empty() && name != "auto" => {
+                Engine::with_backend(Backend::from_name(&name)?)
+            }
+            _ => Engine::with_backend(Backend::best(&CpuFeatures::detect())?),
+        }
+    }
+
+    /// A specific backend; [`Error::Unsupported`] if this CPU cannot run it.
+    pub fn with_backend(backend: Backend) -> Result<Engine, Error> {
+        if !backend.is_supported(&CpuFeatures::detect()) {
+            return Err(Error::Unsupported("the requested backend needs instructions this CPU lacks"));
+        }
+        let token = match backend {
+            Backend::Ni => NiToken::get(),
+        }
+        .ok_or(Error::Unsupported("AES-NI"))?;
+        Ok(Engine {
+            backend,
+            lanes: None,
+            token,
+        })
+    }
+
+    /// Overrides the parallelism degree `P` (lanes) for every algorithm: 1..=32.
+    pub fn with_lanes(mut self, lanes: usize) -> Result<Engine, Error> {
+        if !(1..=MAX_LANES).contains(&lanes) {
+            return Err(Error::InvalidLaneCount { got: lanes });
+        }
+        self.lanes = Some(lanes);
+        Ok(self)
+    }
+
+    /// The backend in use.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The lane count used for `alg`: the override, or this backend's default. For modes
+    /// that are parallel inside a message it is the width of the wide kernel.
+    pub fn lanes(&self, alg: Algorithm, op: Op) -> usize {
+        self.lanes.unwrap_or_else(|| default_lanes(self.backend, alg, op))
+    }
+
+    /// Runs a batch. Results come back by input index; a job that fails validation (or
+    /// authentication) gets its error and never affects the others. Chained work goes
+    /// through the comb scheduler; initialisation and finalisation are batched across jobs.
+    pub fn process(&self, alg: Algorithm, op: Op, jobs: &mut [Job<'_>]) -> Vec<JobResult> {
+        let lanes = self.lanes(alg, op);
+        self.run(alg, op, jobs, Path::Comb { lanes })
+    }
+
+    /// Runs the jobs one after another, each through the single-message path (the honest
+    /// sequential baseline of the benchmark).
+    pub fn process_sequential(&self, alg: Algorithm, op: Op, jobs: &mut [Job<'_>]) -> Vec<JobResult> {
+        self.run(alg, op, jobs, Path::Single)
+    }
+
+    /// The single-message path: one job, one dependent chain.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), comb::Error> {
+    /// use comb::{AesKey, Algorithm, Engine, Job, Op, Tag};
+    /// let engine = Engine::new()?;
+    /// let key = AesKey::new(&hex16("2b7e151628aed2a6abf7158809cf4f3c"))?;
+    /// let mut tag = [0u8; 16];
+    /// let job = Job::mac(&key, b"").with_tag(Tag::Out(&mut tag));
+    /// engine.process_one(Algorithm::AesCmac, Op::Encrypt, job)?;
+    /// assert_eq!(tag, hex16("bb1d6929e95937287fa37d129b756746")); // RFC 4493, example 1
+    /// # Ok(()) }
+    /// # fn hex16(s: &str) -> [u8; 16] {
+    /// #     core::array::from_fn(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
+    /// # }
+    /// ```
+    pub fn process_one(&self, alg: Algorithm, op: Op, mut job: Job<'_>) -> JobResult {
+        let mut r = self.run(alg, op, core::slice::from_mut(&mut job), Path::Single);
+        r.pop().unwrap_or(Ok(0))
+    }
+
+    fn run(&self, alg: Algorithm, op: Op, jobs: &mut [Job<'_>], path: Path) -> Vec<JobResult> {
+        let mut results: Vec<JobResult> = Vec::with_capacity(jobs.len());
+        let mut prepared: Vec<Prepared<'_>> = Vec::with_capacity(jobs.len());
+        let mut index: Vec<usize> = Vec::with_capacity(jobs.len());
+        for (i, job) in jobs.iter_mut().enumerate() {
+            match prepare(alg, op, job) {
+                Ok(p) => {
+                    results.push(Ok(0));
+                    prepared.push(p);
+                    index.push(i);
+                }
+                Err(e) => results.push(Err(e)),
+            }
+        }
+        modes::run(self.token, alg, op, &mut prepared, path);
+        for (p, i) in prepared.into_iter().zip(index) {
+            results[i] = p.result;
+        }
+        results
+    }
+}
+
+/// Default lanes per mode for a backend. Chained modes need L·T = 6 blocks in flight on the
+/// development CPU's xmm AES unit; 8 leaves room for the per-block loads and xors.
+fn default_lanes(backend: Backend, alg: Algorithm, op: Op) -> usize {
+    match backend {
+        Backend::Ni => {
+            if alg.is_chained(op) {
+                8
+            } else {
+                8
+            }
+        }
+    }
+}
+
+/// Validates one job for `alg`/`op` and turns it into the mode's view of it.
+fn prepare<'b>(alg: Algorithm, op: Op, job: &'b mut Job<'_>) -> Result<Prepared<'b>, Error> {
+    let iv_len = alg.iv_len();
+    if job.iv.len() != iv_len {
+        return Err(Error::InvalidIvLength {
+            expected: iv_len,
+            got: job.iv.len(),
+        });
+    }
+    let mut iv: Block = [0; 16];
+    iv[..iv_len].copy_from_slice(job.iv);
+    if !job.ad.is_empty() {
+        return Err(Error::AdNotSupported);
+    }
+    let tag_len = match &job.tag {
+        Tag::None => None,
+        Tag::Out(t) => Some(t.len()),
+        Tag::In(t) => Some(t.len()),
+    };
+    if let (Some((min, max, _)), Some(got)) = (alg.tag_lens(), tag_len) {
+        if !(min..=max).contains(&got) {
+            return Err(Error::InvalidTagLength { got, min, max });
+        }
+    }
+    let tag = match (alg.tag_lens(), op, &mut job.tag) {
+        (None, _, Tag::None) => TagIo::None,
+        (None, _, _) => return Err(Error::TagMisuse),
+        (Some(_), Op::Encrypt, Tag::Out(t)) => TagIo::Out(&mut **t),
+        (Some(_), Op::Decrypt, Tag::In(t)) => TagIo::In(t),
+        (Some(_), _, _) => return Err(Error::TagMisuse),
+    };
+    let io = if alg.is_mac() {
+        match &job.data {
+            Data::Input(m) | Data::Copy { input: m, .. } => IoPtrs::read_only(m),
+            Data::InPlace { buf, len } => IoPtrs::read_only(&buf[..(*len).min(buf.len())]),
+        }
+    } else {
+        match &mut job.data {
+            Data::Input(m) => {
+                return Err(Error::OutputTooShort {
+                    needed: alg.output_len(op, m.len()),
+                    got: 0,
+                });
+            }
+            Data::InPlace { buf, len } => {
+                if *len > buf.len() {
+                    return Err(Error::OutputTooShort {
+                        needed: *len,
+                        got: buf.len(),
+                    });
+                }
+                IoPtrs::in_place(buf, *len)
+            }
+            Data::Copy { input, output } => IoPtrs::copy(input, output),
+        }
+    };
+    let len = io.len;
+    if alg.needs_whole_blocks(op) && len % 16 != 0 {
+        return Err(Error::NotBlockMultiple { len });
+    }
+    if alg == Algorithm::AesCbcPkcs7 && op == Op::Decrypt && len == 0 {
+        return Err(Error::InvalidPadding);
+    }
+    let needed = alg.output_len(op, len);
+    if needed > io.out_cap && !alg.is_mac() {
+        return Err(Error::OutputTooShort { needed, got: io.out_cap });
+    }
+    Ok(Prepared {
+        key: job.key,
+        iv,
+        io,
+        tag,
+        result: Ok(0),
+    })
+}

@@ -1,0 +1,143 @@
+//! CPU feature detection (done once) and backend choice.
+//!
+//! Detection uses `std::is_x86_feature_detected!`, which caches CPUID in a process-wide
+//! read-only table: no mutable state of ours. The backend can be forced lower by
+//! [`Backend::from_name`] / [`crate::Engine::with_backend`] or the `COMB_BACKEND` environment
+//! variable (read by [`crate::Engine::new`]).
+
+use crate::Error;
+use core::fmt;
+
+/// The instruction-set features this library cares about, as seen on the running CPU.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuFeatures {
+    pub sse2: bool,
+    pub ssse3: bool,
+    pub sse41: bool,
+    pub aes: bool,
+    pub pclmulqdq: bool,
+    pub avx: bool,
+    pub avx2: bool,
+    pub vaes: bool,
+    pub vpclmulqdq: bool,
+    pub avx512f: bool,
+    pub avx512vl: bool,
+    pub avx512bw: bool,
+    pub gfni: bool,
+}
+
+impl CpuFeatures {
+    /// Features of the CPU this process runs on.
+    pub fn detect() -> CpuFeatures {
+        #[cfg(any(target_arch = "x86_64", target_arch = "x86"))]
+        {
+            CpuFeatures {
+                sse2: std::is_x86_feature_detected!("sse2"),
+                ssse3: std::is_x86_feature_detected!("ssse3"),
+                sse41: std::is_x86_feature_detected!("sse4.1"),
+                aes: std::is_x86_feature_detected!("aes"),
+                pclmulqdq: std::is_x86_feature_detected!("pclmulqdq"),
+                avx: std::is_x86_feature_detected!("avx"),
+                avx2: std::is_x86_feature_detected!("avx2"),
+                vaes: std::is_x86_feature_detected!("vaes"),
+                vpclmulqdq: std::is_x86_feature_detected!("vpclmulqdq"),
+                avx512f: std::is_x86_feature_detected!("avx512f"),
+                avx512vl: std::is_x86_feature_detected!("avx512vl"),
+                avx512bw: std::is_x86_feature_detected!("avx512bw"),
+                gfni: std::is_x86_feature_detected!("gfni"),
+            }
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "x86")))]
+        {
+            CpuFeatures::default()
+        }
+    }
+
+    /// `(name, present)` pairs in a fixed order, for printing.
+    pub fn list(&self) -> [(&'static str, bool); 13] {
+        [
+            ("sse2", self.sse2),
+            ("ssse3", self.ssse3),
+            ("sse4.1", self.sse41),
+            ("aes", self.aes),
+            ("pclmulqdq", self.pclmulqdq),
+            ("avx", self.avx),
+            ("avx2", self.avx2),
+            ("vaes", self.vaes),
+            ("vpclmulqdq", self.vpclmulqdq),
+            ("avx512f", self.avx512f),
+            ("avx512vl", self.avx512vl),
+            ("avx512bw", self.avx512bw),
+            ("gfni", self.gfni),
+        ]
+    }
+}
+
+/// An implementation of the AES lane kernels.
+///
+/// Only `Ni` exists so far; VAES (ymm/zmm) and a constant-time bitsliced backend are planned.
+/// A CPU without AES-NI gets [`Error::Unsupported`] from [`Backend::best`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Backend {
+    /// AES-NI on xmm registers (SSE2 + AES + SSSE3 + SSE4.1).
+    Ni,
+}
+
+impl Backend {
+    /// Every backend this build knows, best first.
+    pub const ALL: &'static [Backend] = &[Backend::Ni];
+
+    /// The short name used by `COMB_BACKEND` and the CLI.
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Ni => "ni",
+        }
+    }
+
+    /// Parses a backend name (`"ni"`). `"auto"` is handled by [`crate::Engine::new`].
+    pub fn from_name(name: &str) -> Result<Backend, Error> {
+        Backend::ALL
+            .iter()
+            .copied()
+            .find(|b| b.name() == name)
+            .ok_or_else(|| Error::UnknownBackend(name.to_string()))
+    }
+
+    /// Whether this CPU can run the backend.
+    pub fn is_supported(self, f: &CpuFeatures) -> bool {
+        match self {
+            Backend::Ni => f.sse2 && f.ssse3 && f.sse41 && f.aes,
+        }
+    }
+
+    /// The fastest backend the given CPU supports.
+    pub fn best(f: &CpuFeatures) -> Result<Backend, Error> {
+        Backend::ALL
+            .iter()
+            .copied()
+            .find(|b| b.is_supported(f))
+            .ok_or(Error::Unsupported(
+                "no AES-NI (aes, ssse3, sse4.1); a portable backend is not available yet",
+            ))
+    }
+}
+
+impl fmt::Display for Backend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Proof that the AES-NI instructions exist on this CPU. Only `cpu` can make one, after
+/// checking; kernels take it (by value, it is zero-sized) so that their `unsafe` calls of
+/// `#[target_feature]` functions are sound.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NiToken(());
+
+impl NiToken {
+    pub(crate) fn get() -> Option<NiToken> {
+        let f = CpuFeatures::detect();
+        Backend::Ni.is_supported(&f).then_some(NiToken(()))
+    }
+}

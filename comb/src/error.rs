@@ -1,0 +1,80 @@
+//! The one error type of the library.
+
+use core::fmt;
+
+/// Everything that can go wrong with a key, an engine or one job of a batch.
+///
+/// In a batch each job gets its own `Result`: an error in one job never affects the others.
+/// Errors carry no secret-dependent detail (a bad padding and a bad tag are one kind each).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Error {
+    /// The CPU lacks the instructions the requested backend needs (e.g. no AES-NI).
+    Unsupported(&'static str),
+    /// `COMB_BACKEND` or a backend name did not name a known backend.
+    UnknownBackend(String),
+    /// An algorithm ID that this build does not know.
+    UnknownAlgorithm(String),
+    /// Key length in bytes is not valid for the algorithm (AES: 16, 24 or 32).
+    InvalidKeyLength { got: usize },
+    /// IV / nonce length in bytes is not what the algorithm takes.
+    InvalidIvLength { expected: usize, got: usize },
+    /// The input must be a whole number of 16-byte blocks for this mode (ECB, CBC, CBC-PKCS7
+    /// decryption), and was not.
+    NotBlockMultiple { len: usize },
+    /// The output buffer is shorter than the mode produces for this input.
+    OutputTooShort { needed: usize, got: usize },
+    /// PKCS#7 padding did not verify on decryption (no further detail, on purpose).
+    InvalidPadding,
+    /// Tag length out of the algorithm's range.
+    InvalidTagLength { got: usize, min: usize, max: usize },
+    /// A MAC/AEAD job was given no tag buffer, or a tag of the wrong direction (an output tag
+    /// for verification or an expected tag for generation), or a non-authenticating mode was
+    /// given a tag.
+    TagMisuse,
+    /// Associated data was given to a mode that does not authenticate any.
+    AdNotSupported,
+    /// The tag did not verify. The job's output (if any) has been zeroed.
+    AuthenticationFailed,
+    /// Lane count (parallelism degree P) outside 1..=32.
+    InvalidLaneCount { got: usize },
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Unsupported(what) => write!(f, "unsupported on this CPU: {what}"),
+            Error::UnknownBackend(name) => {
+                write!(f, "unknown backend {name:?} (known: auto, ni)")
+            }
+            Error::UnknownAlgorithm(id) => write!(f, "unknown algorithm {id:?}"),
+            Error::InvalidKeyLength { got } => {
+                write!(f, "invalid key length {got} bytes (AES takes 16, 24 or 32)")
+            }
+            Error::InvalidIvLength { expected, got } => {
+                write!(f, "invalid IV/nonce length {got} bytes (expected {expected})")
+            }
+            Error::NotBlockMultiple { len } => {
+                write!(f, "input length {len} is not a multiple of 16 bytes")
+            }
+            Error::OutputTooShort { needed, got } => {
+                write!(f, "output buffer too short: {got} bytes, {needed} needed")
+            }
+            Error::InvalidPadding => write!(f, "invalid padding"),
+            Error::InvalidTagLength { got, min, max } => {
+                write!(f, "invalid tag length {got} bytes (allowed {min}..={max})")
+            }
+            Error::TagMisuse => write!(
+                f,
+                "tag buffer missing or of the wrong direction for this algorithm and operation"
+            ),
+            Error::AdNotSupported => write!(f, "associated data given to a mode without AD"),
+            Error::AuthenticationFailed => write!(f, "authentication failed"),
+            Error::InvalidLaneCount { got } => {
+                write!(f, "invalid lane count {got} (allowed 1..=32)")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}

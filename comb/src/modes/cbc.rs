@@ -1,0 +1,118 @@
+//! CBC (SP 800-38A §6.2), whole blocks or with PKCS#7 padding (RFC 5652 §6.3).
+//!
+//! Encryption is one dependent chain per message: whole blocks go through the comb
+//! scheduler, and the padded last block of every job is encrypted in one batched call.
+//! Decryption is parallel: the wide kernel per message, then (PKCS#7) a constant-time
+//! padding check whose failure is one error kind and zeroes the output.
+
+use crate::aes::ni::{self, ChainRule, Parallel};
+use crate::aes::AesKey;
+use crate::block::{Block, BLOCK};
+use crate::cpu::NiToken;
+use crate::modes::{chain_lanes, Prepared};
+use crate::sched::exec::{run_chain, Path};
+use crate::Error;
+use subtle::{ConstantTimeEq, ConstantTimeLess};
+
+struct CbcEncrypt;
+
+impl ChainRule for CbcEncrypt {
+    const INPUT_XORS_DATA: bool = true;
+    const CHAIN_XORS_DATA: bool = false;
+    const WRITES_OUTPUT: bool = true;
+    const OUTPUT_XORS_DATA: bool = false;
+}
+
+pub(crate) fn encrypt(t: NiToken, jobs: &mut [Prepared<'_>], path: Path, pkcs7: bool) {
+    let mut lanes = chain_lanes(jobs, |j| j.io.len / BLOCK);
+    run_chain::<CbcEncrypt>(t, &mut lanes, path);
+    if !pkcs7 {
+        for job in jobs {
+            job.result = Ok(job.io.len);
+        }
+        return;
+    }
+    // Last block: the 0..15 remaining bytes, padded with their count's complement to 16.
+    let mut last: Vec<Block> = Vec::with_capacity(jobs.len());
+    for (job, lane) in jobs.iter().zip(&lanes) {
+        let off = BLOCK * lane.blocks;
+        let rest = job.io.len - off;
+        let mut b = [(BLOCK - rest) as u8; BLOCK];
+        job.io.read_partial(off, &mut b, rest);
+        for (x, c) in b.iter_mut().zip(&lane.chain) {
+            *x ^= c;
+        }
+        last.push(b);
+    }
+    let keys: Vec<&AesKey> = jobs.iter().map(|j| j.key).collect();
+    ni::encrypt_many(t, &mut last, &keys);
+    for ((job, lane), b) in jobs.iter_mut().zip(&lanes).zip(&last) {
+        let off = BLOCK * lane.blocks;
+        job.io.write(off, b);
+        job.result = Ok(off + BLOCK);
+    }
+}
+
+pub(crate) fn decrypt(t: NiToken, jobs: &mut [Prepared<'_>], pkcs7: bool) {
+    for job in jobs {
+        let n = job.io.len;
+        ni::parallel(t, Parallel::CbcDecrypt, job.key, &job.io, n / BLOCK, &job.iv);
+        job.result = if pkcs7 {
+            let out = job.io.output(n);
+            match unpad_len(out) {
+                Some(len) => {
+                    zeroize::Zeroize::zeroize(&mut out[len..]);
+                    Ok(len)
+                }
+                None => {
+                    job.io.zero_output(n);
+                    Err(Error::InvalidPadding)
+                }
+            }
+        } else {
+            Ok(n)
+        };
+    }
+}
+
+/// Length without PKCS#7 padding, checked in constant time over the last block (the padding
+/// value never steers a branch or an index before it is known to be valid).
+fn unpad_len(out: &[u8]) -> Option<usize> {
+    if out.len() < BLOCK || out.len() % BLOCK != 0 {
+        return None;
+    }
+    let last: &[u8] = &out[out.len() - BLOCK..];
+    let v = last[BLOCK - 1];
+    let mut ok = !v.ct_eq(&0) & v.ct_lt(&(BLOCK as u8 + 1));
+    for (i, &b) in last.iter().enumerate() {
+        // Byte i is padding iff it is among the last v bytes: 15 - i < v.
+        let in_pad = ((BLOCK - 1 - i) as u8).ct_lt(&v);
+        ok &= !in_pad | b.ct_eq(&v);
+    }
+    bool::from(ok).then(|| out.len() - usize::from(v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unpad_len;
+
+    #[test]
+    fn unpad_accepts_every_valid_padding_and_nothing_else() {
+        for v in 0u8..=255 {
+            for pad_ok in [true, false] {
+                let mut b = [0xAAu8; 32];
+                let n = usize::from(v).min(16);
+                for x in &mut b[32 - n..] {
+                    *x = v;
+                }
+                if !pad_ok && n > 1 {
+                    b[32 - n] ^= 1;
+                }
+                let valid = (1..=16).contains(&v) && (pad_ok || n == 1);
+                assert_eq!(unpad_len(&b), valid.then(|| 32 - usize::from(v)), "v={v}");
+            }
+        }
+        assert_eq!(unpad_len(&[]), None);
+        assert_eq!(unpad_len(&[1; 15]), None);
+    }
+}

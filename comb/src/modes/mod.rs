@@ -1,0 +1,97 @@
+//! Modes of operation, one file each. A mode takes validated jobs ([`Prepared`]) and a
+//! [`Path`] and sets each job's result; the same code serves the single-message path (each
+//! job alone, one after another) and the batch path (the comb scheduler for chained work,
+//! then initialisation/finalisation batched across all jobs).
+
+pub(crate) mod cbc;
+pub(crate) mod cfb;
+pub(crate) mod cmac;
+pub(crate) mod ctr;
+pub(crate) mod ecb;
+pub(crate) mod ofb;
+
+use crate::aes::ni::{self, ChainLane};
+use crate::aes::AesKey;
+use crate::block::{xor_in_place, Block, IoPtrs, BLOCK};
+use crate::cpu::NiToken;
+use crate::sched::exec::Path;
+use crate::{Algorithm, Error, Op};
+
+/// The tag side of a validated job.
+#[derive(Debug)]
+pub(crate) enum TagIo<'a> {
+    None,
+    Out(&'a mut [u8]),
+    In(&'a [u8]),
+}
+
+/// A job that passed validation: lengths and buffers fit the algorithm and operation.
+#[derive(Debug)]
+pub(crate) struct Prepared<'a> {
+    pub(crate) key: &'a AesKey,
+    /// IV / initial counter block (zeros where the mode has none).
+    pub(crate) iv: Block,
+    pub(crate) io: IoPtrs<'a>,
+    pub(crate) tag: TagIo<'a>,
+    /// Set by the mode: bytes written to the output, or the job's error.
+    pub(crate) result: Result<usize, Error>,
+}
+
+/// Runs `alg`/`op` over validated jobs. With `Path::Single` each job is processed on its own
+/// from start to finish (the sequential baseline); with `Path::Comb` the whole slice is one
+/// batch.
+pub(crate) fn run(t: NiToken, alg: Algorithm, op: Op, jobs: &mut [Prepared<'_>], path: Path) {
+    if path == Path::Single && jobs.len() > 1 {
+        for job in jobs.chunks_mut(1) {
+            run(t, alg, op, job, path);
+        }
+        return;
+    }
+    match (alg, op) {
+        (Algorithm::AesEcb, op) => ecb::run(t, jobs, op),
+        (Algorithm::AesCbc, Op::Encrypt) => cbc::encrypt(t, jobs, path, false),
+        (Algorithm::AesCbc, Op::Decrypt) => cbc::decrypt(t, jobs, false),
+        (Algorithm::AesCbcPkcs7, Op::Encrypt) => cbc::encrypt(t, jobs, path, true),
+        (Algorithm::AesCbcPkcs7, Op::Decrypt) => cbc::decrypt(t, jobs, true),
+        (Algorithm::AesCtr, _) => ctr::run(t, jobs),
+        (Algorithm::AesCfb128, Op::Encrypt) => cfb::encrypt(t, jobs, path),
+        (Algorithm::AesCfb128, Op::Decrypt) => cfb::decrypt(t, jobs),
+        (Algorithm::AesOfb, _) => ofb::run(t, jobs, path),
+        (Algorithm::AesCmac, _) => cmac::run(t, jobs, path),
+    }
+}
+
+/// Chain lanes for the whole blocks of each job, starting from its IV.
+fn chain_lanes<'a>(jobs: &[Prepared<'a>], blocks: impl Fn(&Prepared<'a>) -> usize) -> Vec<ChainLane<'a>> {
+    jobs.iter()
+        .map(|j| ChainLane {
+            io: j.io,
+            chain: j.iv,
+            key: j.key,
+            blocks: blocks(j),
+        })
+        .collect()
+}
+
+/// For every job whose length is not a whole number of blocks: keystream `E(chain)`, xored
+/// into the partial last block (CFB and OFB, both directions). One batched cipher call for
+/// all jobs' tails.
+fn keystream_tails(t: NiToken, jobs: &[Prepared<'_>], chains: &[Block]) {
+    let tails: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].io.len % BLOCK != 0).collect();
+    if tails.is_empty() {
+        return;
+    }
+    let mut ks: Vec<Block> = tails.iter().map(|&i| chains[i]).collect();
+    let keys: Vec<&AesKey> = tails.iter().map(|&i| jobs[i].key).collect();
+    ni::encrypt_many(t, &mut ks, &keys);
+    for (&i, k) in tails.iter().zip(&mut ks) {
+        let io = &jobs[i].io;
+        let off = io.len - io.len % BLOCK;
+        let rest = io.len - off;
+        let mut b = [0u8; BLOCK];
+        io.read_partial(off, &mut b, rest);
+        xor_in_place(&mut b[..rest], &k[..rest]);
+        io.write(off, &b[..rest]);
+        zeroize::Zeroize::zeroize(k);
+    }
+}

@@ -1,0 +1,107 @@
+//! The comb executor: walks a [`Plan`](super::plan::Plan) and calls the lane kernel
+//! instantiated for each window's lane count, once per window.
+
+use super::plan::plan;
+use crate::aes::ni::{chain_window, ChainLane, ChainRule};
+use crate::cpu::NiToken;
+
+/// How the blocks of a set of messages are scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Path {
+    /// One message at a time, each a single dependent chain: our best single-message code.
+    Single,
+    /// The comb scheduler with parallelism degree `lanes` (1..=32).
+    Comb { lanes: usize },
+}
+
+/// Widest kernel instantiated; windows with more lanes run as several kernel calls.
+pub(crate) const MAX_KERNEL_LANES: usize = 16;
+
+/// Runs the whole-block body of a chained mode over `lanes` (any order, any mix of key
+/// sizes). On return every lane's `chain` holds the chaining value after its last block.
+pub(crate) fn run_chain<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], path: Path) {
+    match path {
+        Path::Single => {
+            for lane in lanes.iter_mut().filter(|l| l.blocks > 0) {
+                let blocks = lane.blocks;
+                run_window::<R>(t, core::slice::from_mut(lane), 0, blocks);
+            }
+        }
+        Path::Comb { lanes: p } => {
+            let uniform = lanes.windows(2).all(|w| w[0].key.rounds == w[1].key.rounds);
+            if uniform {
+                run_comb::<R>(t, lanes, p);
+            } else {
+                // Lanes of one kernel call run in lockstep, so they need the same round count:
+                // schedule each key size on its own.
+                for rounds in [10, 12, 14] {
+                    let idx: Vec<usize> =
+                        (0..lanes.len()).filter(|&i| lanes[i].key.rounds == rounds).collect();
+                    let mut part: Vec<ChainLane<'_>> = idx.iter().map(|&i| lanes[i]).collect();
+                    run_comb::<R>(t, &mut part, p);
+                    for (&i, l) in idx.iter().zip(&part) {
+                        lanes[i].chain = l.chain;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Algorithm 1 over lanes of one key size.
+fn run_comb<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], p: usize) {
+    let lengths: Vec<usize> = lanes.iter().map(|l| l.blocks).collect();
+    let plan = plan(&lengths, p);
+    let mut group: Vec<ChainLane<'_>> = Vec::with_capacity(p);
+    for g in &plan.groups {
+        let members = &plan.order[g.members.clone()];
+        group.clear();
+        group.extend(members.iter().map(|&m| lanes[m]));
+        let mut done = 0;
+        for w in &g.windows {
+            run_window::<R>(t, &mut group[..w.lanes], done, w.blocks);
+            done += w.blocks;
+        }
+        for (&m, l) in members.iter().zip(&group) {
+            lanes[m].chain = l.chain;
+        }
+    }
+}
+
+/// One window: `lanes` (all of one key size) advance `count` blocks from block `start`.
+/// Chooses the kernel for the lane count here, once; more than 16 lanes run as 16-lane
+/// slices one after another.
+fn run_window<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], start: usize, count: usize) {
+    // The kernel's contract, checked once per window (lanes, not blocks): no lane is asked
+    // for blocks it does not have.
+    assert!(lanes.iter().all(|l| start + count <= l.blocks));
+    if count == 0 {
+        return;
+    }
+    for chunk in lanes.chunks_mut(MAX_KERNEL_LANES) {
+        let shared = chunk.iter().all(|l| core::ptr::eq(l.key, chunk[0].key));
+        macro_rules! call {
+            ($($n:literal)*) => {
+                match chunk.len() {
+                    $($n => {
+                        let arr: &mut [ChainLane<'_>; $n] =
+                            chunk.try_into().unwrap_or_else(|_| unreachable!());
+                        // SAFETY: the token proves AES-NI; every lane has start + count
+                        // blocks (asserted above) and one round count (run_chain partitions
+                        // by key size); `shared` was checked on this very chunk.
+                        unsafe {
+                            if shared {
+                                chain_window::<R, $n, true>(arr, start, count)
+                            } else {
+                                chain_window::<R, $n, false>(arr, start, count)
+                            }
+                        }
+                    })*
+                    _ => unreachable!("chunks_mut yields 1..=16 lanes"),
+                }
+            };
+        }
+        let _ = t;
+        call!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
+    }
+}
