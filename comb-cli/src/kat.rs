@@ -1,0 +1,1 @@
+//! Parsers for the known-answer formats (to be written).
