@@ -372,8 +372,7 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     let keys: [&AesKey; N] = core::array::from_fn(|j| lanes[j].key);
     let rounds = keys[0].rounds.min(14);
     let io: [IoPtrs<'_>; N] = core::array::from_fn(|j| lanes[j].io);
-    let k0: [__m128i; N] = core::array::from_fn(|j| rk(&key_of::<N, SHARED>(&keys, j).enc, 0));
-    let fold: [__m128i; N] = core::array::from_fn(|j| load(&key_of::<N, SHARED>(&keys, j).fold));
+    let k0 = |j: usize| rk(&key_of::<N, SHARED>(&keys, j).enc, 0);
     let zero = _mm_setzero_si128();
 
     // SAFETY (all loads/stores below): block indices are in start..start+count, within every
@@ -381,36 +380,29 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     let mut x: [__m128i; N] = core::array::from_fn(|j| {
         let c = load(&lanes[j].chain);
         let d = if R::INPUT_XORS_DATA { unsafe { load_in(&io[j], start) } } else { zero };
-        _mm_xor_si128(_mm_xor_si128(c, d), k0[j])
+        _mm_xor_si128(_mm_xor_si128(c, d), k0(j))
     });
 
+    // Only the N states stay live across the rounds; each lane's data and fold key are loaded
+    // right where they are used, so 16 lanes still fit the 16 xmm registers without spills.
     let end = start + count - 1;
     for i in start..end {
-        let mut e = [zero; N];
-        let mut a = [zero; N];
-        let mut p = [zero; N];
+        middle_rounds::<N, SHARED>(&mut x, &keys, rounds);
         for j in 0..N {
-            if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
-                p[j] = unsafe { load_in(&io[j], i) };
-            }
-            let mut d = zero;
-            if R::CHAIN_XORS_DATA {
-                d = p[j];
-            }
+            let key = key_of::<N, SHARED>(&keys, j);
+            let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
+                unsafe { load_in(&io[j], i) }
+            } else {
+                zero
+            };
+            let mut d = if R::CHAIN_XORS_DATA { p } else { zero };
             if R::INPUT_XORS_DATA {
                 d = _mm_xor_si128(d, unsafe { load_in(&io[j], i + 1) });
             }
-            e[j] = _mm_xor_si128(k0[j], d);
-            a[j] = _mm_xor_si128(fold[j], d);
-        }
-        middle_rounds::<N, SHARED>(&mut x, &keys, rounds);
-        for j in 0..N {
-            x[j] = _mm_aesenclast_si128(x[j], a[j]);
-        }
-        if R::WRITES_OUTPUT {
-            for j in 0..N {
-                let y = _mm_xor_si128(x[j], e[j]);
-                let out = if R::OUTPUT_XORS_DATA { _mm_xor_si128(y, p[j]) } else { y };
+            x[j] = _mm_aesenclast_si128(x[j], _mm_xor_si128(load(&key.fold), d));
+            if R::WRITES_OUTPUT {
+                let y = _mm_xor_si128(x[j], _mm_xor_si128(k0(j), d));
+                let out = if R::OUTPUT_XORS_DATA { _mm_xor_si128(y, p) } else { y };
                 unsafe { store_out(&io[j], i, out) };
             }
         }

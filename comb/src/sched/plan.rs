@@ -66,9 +66,16 @@ pub fn precompute_windows(sorted: &[usize]) -> Vec<Window> {
 /// a time, longest first).
 pub fn plan(lengths: &[usize], p: usize) -> Plan {
     let p = p.clamp(1, MAX_LANES);
-    let mut order: Vec<usize> = (0..lengths.len()).collect();
-    // Stable sort by decreasing length: indices only, data never moves.
-    order.sort_by(|&a, &b| lengths[b].cmp(&lengths[a]));
+    // Sort indices (data never moves) by decreasing length, ties in input order: one
+    // unstable sort of packed (complemented length, index) keys, which are all distinct, so
+    // the order is the same as a stable sort's and no comparator closure is called.
+    let mut keys: Vec<u128> = lengths
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| (u128::from(!(l as u64)) << 64) | i as u128)
+        .collect();
+    keys.sort_unstable();
+    let order: Vec<usize> = keys.iter().map(|&k| k as u64 as usize).collect();
     let mut groups = Vec::with_capacity(lengths.len().div_ceil(p));
     let mut sorted = Vec::with_capacity(p);
     let mut start = 0;
