@@ -74,7 +74,7 @@ fn run_comb<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], p: usize) {
 /// One window: `lanes` (all of one key size) advance `count` blocks from block `start`.
 /// Chooses the kernel for the lane count here, once; more than `MAX_KERNEL_LANES` lanes run
 /// as several calls.
-fn run_window<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], start: usize, count: usize) {
+fn run_window<R: ChainRule>(_t: NiToken, lanes: &mut [ChainLane<'_>], start: usize, count: usize) {
     // The kernel's contract, checked once per window (lanes, not blocks): no lane is asked
     // for blocks it does not have.
     assert!(lanes.iter().all(|l| start + count <= l.blocks));
@@ -105,7 +105,6 @@ fn run_window<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], start: usiz
                 }
             };
         }
-        let _ = t;
         call!(1 2 3 4 5 6 7 8 9 10 11 12);
     }
 }
