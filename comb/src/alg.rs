@@ -107,8 +107,10 @@ impl Algorithm {
     pub fn is_chained(self, op: Op) -> bool {
         matches!(
             (self, op),
-            (Algorithm::AesCbc | Algorithm::AesCbcPkcs7 | Algorithm::AesCfb128, Op::Encrypt)
-                | (Algorithm::AesOfb | Algorithm::AesCmac, _)
+            (
+                Algorithm::AesCbc | Algorithm::AesCbcPkcs7 | Algorithm::AesCfb128,
+                Op::Encrypt
+            ) | (Algorithm::AesOfb | Algorithm::AesCmac, _)
         )
     }
 

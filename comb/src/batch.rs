@@ -16,7 +16,10 @@ pub enum Data<'a> {
     InPlace { buf: &'a mut [u8], len: usize },
     /// Read `input`, write `output` (which must be long enough; see
     /// [`Algorithm::output_len`]).
-    Copy { input: &'a [u8], output: &'a mut [u8] },
+    Copy {
+        input: &'a [u8],
+        output: &'a mut [u8],
+    },
     /// Read only: the message of a MAC.
     Input(&'a [u8]),
 }
@@ -150,7 +153,9 @@ impl Engine {
     /// A specific backend; [`Error::Unsupported`] if this CPU cannot run it.
     pub fn with_backend(backend: Backend) -> Result<Engine, Error> {
         if !backend.is_supported(&CpuFeatures::detect()) {
-            return Err(Error::Unsupported("the requested backend needs instructions this CPU lacks"));
+            return Err(Error::Unsupported(
+                "the requested backend needs instructions this CPU lacks",
+            ));
         }
         let token = match backend {
             Backend::Ni => NiToken::get(),
@@ -180,7 +185,8 @@ impl Engine {
     /// The lane count used for `alg`: the override, or this backend's default. For modes
     /// that are parallel inside a message it is the width of the wide kernel.
     pub fn lanes(&self, alg: Algorithm, op: Op) -> usize {
-        self.lanes.unwrap_or_else(|| default_lanes(self.backend, alg, op))
+        self.lanes
+            .unwrap_or_else(|| default_lanes(self.backend, alg, op))
     }
 
     /// Runs a batch. Results come back by input index; a job that fails validation (or
@@ -193,7 +199,12 @@ impl Engine {
 
     /// Runs the jobs one after another, each through the single-message path (the honest
     /// sequential baseline of the benchmark).
-    pub fn process_sequential(&self, alg: Algorithm, op: Op, jobs: &mut [Job<'_>]) -> Vec<JobResult> {
+    pub fn process_sequential(
+        &self,
+        alg: Algorithm,
+        op: Op,
+        jobs: &mut [Job<'_>],
+    ) -> Vec<JobResult> {
         self.run(alg, op, jobs, Path::Single)
     }
 
@@ -221,21 +232,16 @@ impl Engine {
     fn run(&self, alg: Algorithm, op: Op, jobs: &mut [Job<'_>], path: Path) -> Vec<JobResult> {
         let mut results: Vec<JobResult> = Vec::with_capacity(jobs.len());
         let mut prepared: Vec<Prepared<'_>> = Vec::with_capacity(jobs.len());
-        let mut index: Vec<usize> = Vec::with_capacity(jobs.len());
-        for (i, job) in jobs.iter_mut().enumerate() {
-            match prepare(alg, op, job) {
+        for (index, job) in jobs.iter_mut().enumerate() {
+            match prepare(alg, op, job, index) {
                 Ok(p) => {
                     results.push(Ok(0));
                     prepared.push(p);
-                    index.push(i);
                 }
                 Err(e) => results.push(Err(e)),
             }
         }
-        modes::run(self.token, alg, op, &mut prepared, path);
-        for (p, i) in prepared.into_iter().zip(index) {
-            results[i] = p.result;
-        }
+        modes::run(self.token, alg, op, &mut prepared, &mut results, path);
         results
     }
 }
@@ -255,7 +261,12 @@ fn default_lanes(backend: Backend, alg: Algorithm, op: Op) -> usize {
 }
 
 /// Validates one job for `alg`/`op` and turns it into the mode's view of it.
-fn prepare<'b>(alg: Algorithm, op: Op, job: &'b mut Job<'_>) -> Result<Prepared<'b>, Error> {
+fn prepare<'b>(
+    alg: Algorithm,
+    op: Op,
+    job: &'b mut Job<'_>,
+    index: usize,
+) -> Result<Prepared<'b>, Error> {
     let iv_len = alg.iv_len();
     if job.iv.len() != iv_len {
         return Err(Error::InvalidIvLength {
@@ -319,13 +330,16 @@ fn prepare<'b>(alg: Algorithm, op: Op, job: &'b mut Job<'_>) -> Result<Prepared<
     }
     let needed = alg.output_len(op, len);
     if needed > io.out_cap && !alg.is_mac() {
-        return Err(Error::OutputTooShort { needed, got: io.out_cap });
+        return Err(Error::OutputTooShort {
+            needed,
+            got: io.out_cap,
+        });
     }
     Ok(Prepared {
         key: job.key,
         iv,
         io,
         tag,
-        result: Ok(0),
+        index,
     })
 }

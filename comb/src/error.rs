@@ -52,7 +52,10 @@ impl fmt::Display for Error {
                 write!(f, "invalid key length {got} bytes (AES takes 16, 24 or 32)")
             }
             Error::InvalidIvLength { expected, got } => {
-                write!(f, "invalid IV/nonce length {got} bytes (expected {expected})")
+                write!(
+                    f,
+                    "invalid IV/nonce length {got} bytes (expected {expected})"
+                )
             }
             Error::NotBlockMultiple { len } => {
                 write!(f, "input length {len} is not a multiple of 16 bytes")

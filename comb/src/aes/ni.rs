@@ -379,7 +379,11 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     // lane's `blocks`, so inside its input and (for writing rules) its output.
     let mut x: [__m128i; N] = core::array::from_fn(|j| {
         let c = load(&lanes[j].chain);
-        let d = if R::INPUT_XORS_DATA { unsafe { load_in(&io[j], start) } } else { zero };
+        let d = if R::INPUT_XORS_DATA {
+            unsafe { load_in(&io[j], start) }
+        } else {
+            zero
+        };
         _mm_xor_si128(_mm_xor_si128(c, d), k0(j))
     });
 
@@ -402,7 +406,11 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
             x[j] = _mm_aesenclast_si128(x[j], _mm_xor_si128(load(&key.fold), d));
             if R::WRITES_OUTPUT {
                 let y = _mm_xor_si128(x[j], _mm_xor_si128(k0(j), d));
-                let out = if R::OUTPUT_XORS_DATA { _mm_xor_si128(y, p) } else { y };
+                let out = if R::OUTPUT_XORS_DATA {
+                    _mm_xor_si128(y, p)
+                } else {
+                    y
+                };
                 unsafe { store_out(&io[j], i, out) };
             }
         }
@@ -418,10 +426,18 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
             zero
         };
         if R::WRITES_OUTPUT {
-            let out = if R::OUTPUT_XORS_DATA { _mm_xor_si128(y, p) } else { y };
+            let out = if R::OUTPUT_XORS_DATA {
+                _mm_xor_si128(y, p)
+            } else {
+                y
+            };
             unsafe { store_out(&io[j], end, out) };
         }
-        let c = if R::CHAIN_XORS_DATA { _mm_xor_si128(y, p) } else { y };
+        let c = if R::CHAIN_XORS_DATA {
+            _mm_xor_si128(y, p)
+        } else {
+            y
+        };
         store(&mut lanes[j].chain, c);
     }
 }

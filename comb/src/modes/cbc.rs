@@ -12,6 +12,7 @@ use crate::cpu::NiToken;
 use crate::modes::{chain_lanes, Prepared};
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
+use crate::JobResult;
 use subtle::{ConstantTimeEq, ConstantTimeLess};
 
 struct CbcEncrypt;
@@ -23,12 +24,18 @@ impl ChainRule for CbcEncrypt {
     const OUTPUT_XORS_DATA: bool = false;
 }
 
-pub(crate) fn encrypt(t: NiToken, jobs: &mut [Prepared<'_>], path: Path, pkcs7: bool) {
+pub(crate) fn encrypt(
+    t: NiToken,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    path: Path,
+    pkcs7: bool,
+) {
     let mut lanes = chain_lanes(jobs, |j| j.io.len / BLOCK);
     run_chain::<CbcEncrypt>(t, &mut lanes, path);
     if !pkcs7 {
         for job in jobs {
-            job.result = Ok(job.io.len);
+            results[job.index] = Ok(job.io.len);
         }
         return;
     }
@@ -49,15 +56,27 @@ pub(crate) fn encrypt(t: NiToken, jobs: &mut [Prepared<'_>], path: Path, pkcs7: 
     for ((job, lane), b) in jobs.iter_mut().zip(&lanes).zip(&last) {
         let off = BLOCK * lane.blocks;
         job.io.write(off, b);
-        job.result = Ok(off + BLOCK);
+        results[job.index] = Ok(off + BLOCK);
     }
 }
 
-pub(crate) fn decrypt(t: NiToken, jobs: &mut [Prepared<'_>], pkcs7: bool) {
+pub(crate) fn decrypt(
+    t: NiToken,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    pkcs7: bool,
+) {
     for job in jobs {
         let n = job.io.len;
-        ni::parallel(t, Parallel::CbcDecrypt, job.key, &job.io, n / BLOCK, &job.iv);
-        job.result = if pkcs7 {
+        ni::parallel(
+            t,
+            Parallel::CbcDecrypt,
+            job.key,
+            &job.io,
+            n / BLOCK,
+            &job.iv,
+        );
+        results[job.index] = if pkcs7 {
             let out = job.io.output(n);
             match unpad_len(out) {
                 Some(len) => {

@@ -7,6 +7,7 @@ use crate::block::BLOCK;
 use crate::cpu::NiToken;
 use crate::modes::{chain_lanes, keystream_tails, Prepared};
 use crate::sched::exec::{run_chain, Path};
+use crate::JobResult;
 
 struct CfbEncrypt;
 
@@ -17,23 +18,37 @@ impl ChainRule for CfbEncrypt {
     const OUTPUT_XORS_DATA: bool = true;
 }
 
-pub(crate) fn encrypt(t: NiToken, jobs: &mut [Prepared<'_>], path: Path) {
+pub(crate) fn encrypt(
+    t: NiToken,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    path: Path,
+) {
     let mut lanes = chain_lanes(jobs, |j| j.io.len / BLOCK);
     run_chain::<CfbEncrypt>(t, &mut lanes, path);
     let chains: Vec<_> = lanes.iter().map(|l| l.chain).collect();
     keystream_tails(t, jobs, &chains);
     for job in jobs {
-        job.result = Ok(job.io.len);
+        results[job.index] = Ok(job.io.len);
     }
 }
 
-pub(crate) fn decrypt(t: NiToken, jobs: &mut [Prepared<'_>]) {
+pub(crate) fn decrypt(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
     let chains: Vec<_> = jobs
         .iter()
-        .map(|j| ni::parallel(t, Parallel::CfbDecrypt, j.key, &j.io, j.io.len / BLOCK, &j.iv))
+        .map(|j| {
+            ni::parallel(
+                t,
+                Parallel::CfbDecrypt,
+                j.key,
+                &j.io,
+                j.io.len / BLOCK,
+                &j.iv,
+            )
+        })
         .collect();
     keystream_tails(t, jobs, &chains);
     for job in jobs {
-        job.result = Ok(job.io.len);
+        results[job.index] = Ok(job.io.len);
     }
 }

@@ -11,6 +11,7 @@ use crate::cpu::NiToken;
 use crate::modes::{chain_lanes, Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
+use crate::JobResult;
 use subtle::ConstantTimeEq;
 
 struct CbcMac;
@@ -27,7 +28,7 @@ fn body_blocks(len: usize) -> usize {
     len.saturating_sub(1) / BLOCK
 }
 
-pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], path: Path) {
+pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult], path: Path) {
     let mut lanes = chain_lanes(jobs, |j| body_blocks(j.io.len));
     run_chain::<CbcMac>(t, &mut lanes, path);
     let mut last: Vec<Block> = Vec::with_capacity(jobs.len());
@@ -50,7 +51,7 @@ pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], path: Path) {
     let keys: Vec<&AesKey> = jobs.iter().map(|j| j.key).collect();
     ni::encrypt_many(t, &mut last, &keys);
     for (job, tag) in jobs.iter_mut().zip(&mut last) {
-        job.result = match &mut job.tag {
+        results[job.index] = match &mut job.tag {
             TagIo::Out(out) => {
                 let n = out.len();
                 out.copy_from_slice(&tag[..n]);

@@ -5,10 +5,11 @@
 use crate::aes::ni;
 use crate::cpu::NiToken;
 use crate::modes::Prepared;
+use crate::JobResult;
 
-pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>]) {
+pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
     for job in jobs {
         ni::ctr(t, job.key, &job.io, &job.iv);
-        job.result = Ok(job.io.len);
+        results[job.index] = Ok(job.io.len);
     }
 }

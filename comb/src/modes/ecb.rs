@@ -5,15 +5,16 @@ use crate::aes::ni::{self, Parallel};
 use crate::block::BLOCK;
 use crate::cpu::NiToken;
 use crate::modes::Prepared;
+use crate::JobResult;
 use crate::Op;
 
-pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], op: Op) {
+pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult], op: Op) {
     let mode = match op {
         Op::Encrypt => Parallel::EcbEncrypt,
         Op::Decrypt => Parallel::EcbDecrypt,
     };
     for job in jobs {
         ni::parallel(t, mode, job.key, &job.io, job.io.len / BLOCK, &[0; BLOCK]);
-        job.result = Ok(job.io.len);
+        results[job.index] = Ok(job.io.len);
     }
 }

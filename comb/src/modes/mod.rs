@@ -15,7 +15,7 @@ use crate::aes::AesKey;
 use crate::block::{xor_in_place, Block, IoPtrs, BLOCK};
 use crate::cpu::NiToken;
 use crate::sched::exec::Path;
-use crate::{Algorithm, Error, Op};
+use crate::{Algorithm, JobResult, Op};
 
 /// The tag side of a validated job.
 #[derive(Debug)]
@@ -33,36 +33,46 @@ pub(crate) struct Prepared<'a> {
     pub(crate) iv: Block,
     pub(crate) io: IoPtrs<'a>,
     pub(crate) tag: TagIo<'a>,
-    /// Set by the mode: bytes written to the output, or the job's error.
-    pub(crate) result: Result<usize, Error>,
+    /// The job's position in the caller's batch: where the mode writes its result.
+    pub(crate) index: usize,
 }
 
-/// Runs `alg`/`op` over validated jobs. With `Path::Single` each job is processed on its own
+/// Runs `alg`/`op` over validated jobs, writing `results[job.index]` for each. With `Path::Single` each job is processed on its own
 /// from start to finish (the sequential baseline); with `Path::Comb` the whole slice is one
 /// batch.
-pub(crate) fn run(t: NiToken, alg: Algorithm, op: Op, jobs: &mut [Prepared<'_>], path: Path) {
+pub(crate) fn run(
+    t: NiToken,
+    alg: Algorithm,
+    op: Op,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    path: Path,
+) {
     if path == Path::Single && jobs.len() > 1 {
         for job in jobs.chunks_mut(1) {
-            run(t, alg, op, job, path);
+            run(t, alg, op, job, results, path);
         }
         return;
     }
     match (alg, op) {
-        (Algorithm::AesEcb, op) => ecb::run(t, jobs, op),
-        (Algorithm::AesCbc, Op::Encrypt) => cbc::encrypt(t, jobs, path, false),
-        (Algorithm::AesCbc, Op::Decrypt) => cbc::decrypt(t, jobs, false),
-        (Algorithm::AesCbcPkcs7, Op::Encrypt) => cbc::encrypt(t, jobs, path, true),
-        (Algorithm::AesCbcPkcs7, Op::Decrypt) => cbc::decrypt(t, jobs, true),
-        (Algorithm::AesCtr, _) => ctr::run(t, jobs),
-        (Algorithm::AesCfb128, Op::Encrypt) => cfb::encrypt(t, jobs, path),
-        (Algorithm::AesCfb128, Op::Decrypt) => cfb::decrypt(t, jobs),
-        (Algorithm::AesOfb, _) => ofb::run(t, jobs, path),
-        (Algorithm::AesCmac, _) => cmac::run(t, jobs, path),
+        (Algorithm::AesEcb, op) => ecb::run(t, jobs, results, op),
+        (Algorithm::AesCbc, Op::Encrypt) => cbc::encrypt(t, jobs, results, path, false),
+        (Algorithm::AesCbc, Op::Decrypt) => cbc::decrypt(t, jobs, results, false),
+        (Algorithm::AesCbcPkcs7, Op::Encrypt) => cbc::encrypt(t, jobs, results, path, true),
+        (Algorithm::AesCbcPkcs7, Op::Decrypt) => cbc::decrypt(t, jobs, results, true),
+        (Algorithm::AesCtr, _) => ctr::run(t, jobs, results),
+        (Algorithm::AesCfb128, Op::Encrypt) => cfb::encrypt(t, jobs, results, path),
+        (Algorithm::AesCfb128, Op::Decrypt) => cfb::decrypt(t, jobs, results),
+        (Algorithm::AesOfb, _) => ofb::run(t, jobs, results, path),
+        (Algorithm::AesCmac, _) => cmac::run(t, jobs, results, path),
     }
 }
 
 /// Chain lanes for the whole blocks of each job, starting from its IV.
-fn chain_lanes<'a>(jobs: &[Prepared<'a>], blocks: impl Fn(&Prepared<'a>) -> usize) -> Vec<ChainLane<'a>> {
+fn chain_lanes<'a>(
+    jobs: &[Prepared<'a>],
+    blocks: impl Fn(&Prepared<'a>) -> usize,
+) -> Vec<ChainLane<'a>> {
     jobs.iter()
         .map(|j| ChainLane {
             io: j.io,
@@ -77,7 +87,9 @@ fn chain_lanes<'a>(jobs: &[Prepared<'a>], blocks: impl Fn(&Prepared<'a>) -> usiz
 /// into the partial last block (CFB and OFB, both directions). One batched cipher call for
 /// all jobs' tails.
 fn keystream_tails(t: NiToken, jobs: &[Prepared<'_>], chains: &[Block]) {
-    let tails: Vec<usize> = (0..jobs.len()).filter(|&i| jobs[i].io.len % BLOCK != 0).collect();
+    let tails: Vec<usize> = (0..jobs.len())
+        .filter(|&i| jobs[i].io.len % BLOCK != 0)
+        .collect();
     if tails.is_empty() {
         return;
     }

@@ -38,8 +38,9 @@ pub(crate) fn run_chain<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], p
                 // Lanes of one kernel call run in lockstep, so they need the same round count:
                 // schedule each key size on its own.
                 for rounds in [10, 12, 14] {
-                    let idx: Vec<usize> =
-                        (0..lanes.len()).filter(|&i| lanes[i].key.rounds == rounds).collect();
+                    let idx: Vec<usize> = (0..lanes.len())
+                        .filter(|&i| lanes[i].key.rounds == rounds)
+                        .collect();
                     let mut part: Vec<ChainLane<'_>> = idx.iter().map(|&i| lanes[i]).collect();
                     run_comb::<R>(t, &mut part, p);
                     for (&i, l) in idx.iter().zip(&part) {
@@ -57,11 +58,11 @@ fn run_comb<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], p: usize) {
     let plan = plan(&lengths, p);
     let mut group: Vec<ChainLane<'_>> = Vec::with_capacity(p);
     for g in &plan.groups {
-        let members = &plan.order[g.members.clone()];
+        let members = plan.members(g);
         group.clear();
         group.extend(members.iter().map(|&m| lanes[m]));
         let mut done = 0;
-        for w in &g.windows {
+        for w in plan.windows_of(g) {
             run_window::<R>(t, &mut group[..w.lanes], done, w.blocks);
             done += w.blocks;
         }

@@ -1,4 +1,4 @@
 //! Scheduling: the pure comb planner and the executor that runs its windows.
 
-pub mod plan;
 pub(crate) mod exec;
+pub mod plan;

@@ -22,23 +22,37 @@ pub struct Window {
 pub struct Group {
     /// Range into [`Plan::order`]: the group's messages, longest first.
     pub members: core::ops::Range<usize>,
-    /// Windows in processing order; `lanes` strictly decreasing, `blocks > 0`.
-    pub windows: Vec<Window>,
+    /// Range into [`Plan::windows`]: the group's windows in processing order; `lanes`
+    /// strictly decreasing, `blocks > 0`.
+    pub windows: core::ops::Range<usize>,
 }
 
 /// A whole batch's schedule.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct Plan {
-    /// Message indices sorted by decreasing length (stable: ties keep input order).
+    /// Message indices sorted by decreasing length (ties keep input order).
     pub order: Vec<usize>,
     pub groups: Vec<Group>,
+    /// All groups' windows, one after another (one allocation for the whole plan).
+    pub windows: Vec<Window>,
 }
 
-/// Algorithm 2, PrecomputeWindows: `sorted` must be non-increasing. Windows of zero blocks
-/// (messages of length 0) are not emitted.
-pub fn precompute_windows(sorted: &[usize]) -> Vec<Window> {
+impl Plan {
+    /// The messages of group `g`, longest first.
+    pub fn members(&self, g: &Group) -> &[usize] {
+        &self.order[g.members.clone()]
+    }
+
+    /// The windows of group `g`, in processing order.
+    pub fn windows_of(&self, g: &Group) -> &[Window] {
+        &self.windows[g.windows.clone()]
+    }
+}
+
+/// Algorithm 2, PrecomputeWindows: appends the windows of one group to `out`. `sorted` must
+/// be non-increasing. Windows of zero blocks (messages of length 0) are not emitted.
+pub fn precompute_windows(sorted: &[usize], out: &mut Vec<Window>) {
     debug_assert!(sorted.windows(2).all(|w| w[0] >= w[1]));
-    let mut windows = Vec::new();
     let mut done = 0; // blocks every remaining lane has completed (q_last)
     let mut i = sorted.len();
     // Scan from the shortest message; each distinct length closes a window.
@@ -49,7 +63,7 @@ pub fn precompute_windows(sorted: &[usize]) -> Vec<Window> {
             j -= 1;
         }
         if q > done {
-            windows.push(Window {
+            out.push(Window {
                 lanes: i,
                 blocks: q - done,
             });
@@ -57,7 +71,36 @@ pub fn precompute_windows(sorted: &[usize]) -> Vec<Window> {
         }
         i = j;
     }
-    windows
+}
+
+/// Message indices by decreasing length, ties in input order. One unstable sort of packed
+/// (complemented length, index) keys: all keys are distinct, so the result equals a stable
+/// sort's, without a comparator closure. 64-bit keys when they fit (the common case), else
+/// 128-bit.
+fn sort_by_decreasing_length(lengths: &[usize]) -> Vec<usize> {
+    const IDX_BITS: u32 = 20;
+    let small = lengths.len() <= 1 << IDX_BITS
+        && lengths.iter().all(|&l| (l as u64) < 1 << (64 - IDX_BITS));
+    if small {
+        let mask = (1u64 << (64 - IDX_BITS)) - 1;
+        let mut keys: Vec<u64> = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| ((!(l as u64) & mask) << IDX_BITS) | i as u64)
+            .collect();
+        keys.sort_unstable();
+        keys.iter()
+            .map(|&k| (k & ((1 << IDX_BITS) - 1)) as usize)
+            .collect()
+    } else {
+        let mut keys: Vec<u128> = lengths
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| (u128::from(!(l as u64)) << 64) | i as u128)
+            .collect();
+        keys.sort_unstable();
+        keys.iter().map(|&k| k as u64 as usize).collect()
+    }
 }
 
 /// Algorithm 1's planning part: sort, group by `p`, precompute each group's windows.
@@ -66,30 +109,26 @@ pub fn precompute_windows(sorted: &[usize]) -> Vec<Window> {
 /// a time, longest first).
 pub fn plan(lengths: &[usize], p: usize) -> Plan {
     let p = p.clamp(1, MAX_LANES);
-    // Sort indices (data never moves) by decreasing length, ties in input order: one
-    // unstable sort of packed (complemented length, index) keys, which are all distinct, so
-    // the order is the same as a stable sort's and no comparator closure is called.
-    let mut keys: Vec<u128> = lengths
-        .iter()
-        .enumerate()
-        .map(|(i, &l)| (u128::from(!(l as u64)) << 64) | i as u128)
-        .collect();
-    keys.sort_unstable();
-    let order: Vec<usize> = keys.iter().map(|&k| k as u64 as usize).collect();
-    let mut groups = Vec::with_capacity(lengths.len().div_ceil(p));
+    let order = sort_by_decreasing_length(lengths);
+    let n_groups = lengths.len().div_ceil(p);
+    let mut groups = Vec::with_capacity(n_groups);
+    let mut windows = Vec::with_capacity(lengths.len());
     let mut sorted = Vec::with_capacity(p);
-    let mut start = 0;
-    while start < order.len() {
-        let end = (start + p).min(order.len());
+    for (k, chunk) in order.chunks(p).enumerate() {
         sorted.clear();
-        sorted.extend(order[start..end].iter().map(|&m| lengths[m]));
+        sorted.extend(chunk.iter().map(|&m| lengths[m]));
+        let first = windows.len();
+        precompute_windows(&sorted, &mut windows);
         groups.push(Group {
-            members: start..end,
-            windows: precompute_windows(&sorted),
+            members: k * p..k * p + chunk.len(),
+            windows: first..windows.len(),
         });
-        start = end;
     }
-    Plan { order, groups }
+    Plan {
+        order,
+        groups,
+        windows,
+    }
 }
 
 /// The blocks a plan processes, as `(message, block)` in execution order: window by window,
@@ -97,9 +136,9 @@ pub fn plan(lengths: &[usize], p: usize) -> Plan {
 pub fn execution_order(plan: &Plan) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     for g in &plan.groups {
-        let members = &plan.order[g.members.clone()];
+        let members = plan.members(g);
         let mut done = 0;
-        for w in &g.windows {
+        for w in plan.windows_of(g) {
             for b in 0..w.blocks {
                 for &m in &members[..w.lanes] {
                     out.push((m, done + b));
@@ -122,13 +161,25 @@ mod tests {
         let p = plan(&[94, 5, 5, 5, 85, 94, 94], 7);
         assert_eq!(p.order, vec![0, 5, 6, 4, 1, 2, 3]);
         assert_eq!(
-            p.groups[0].windows,
-            vec![
-                Window { lanes: 7, blocks: 5 },
-                Window { lanes: 4, blocks: 80 },
-                Window { lanes: 3, blocks: 9 },
+            p.windows_of(&p.groups[0]),
+            [
+                Window {
+                    lanes: 7,
+                    blocks: 5
+                },
+                Window {
+                    lanes: 4,
+                    blocks: 80
+                },
+                Window {
+                    lanes: 3,
+                    blocks: 9
+                },
             ]
         );
+        // Ties keep input order in the 128-bit key path too.
+        let big = plan(&[usize::MAX, 3, usize::MAX], 2);
+        assert_eq!(big.order, vec![0, 2, 1]);
     }
 
     #[test]
@@ -136,7 +187,7 @@ mod tests {
         assert_eq!(plan(&[], 8), Plan::default());
         let p = plan(&[0, 0, 0], 2);
         assert_eq!(p.groups.len(), 2);
-        assert!(p.groups.iter().all(|g| g.windows.is_empty()));
+        assert!(p.windows.is_empty());
         assert!(execution_order(&p).is_empty());
     }
 
@@ -160,8 +211,9 @@ mod tests {
             prop_assert!(plan.order.windows(2).all(|w| lengths[w[0]] >= lengths[w[1]]));
             for g in &plan.groups {
                 prop_assert!(g.members.len() <= p && !g.members.is_empty());
-                prop_assert!(g.windows.windows(2).all(|w| w[0].lanes > w[1].lanes));
-                prop_assert!(g.windows.iter().all(|w| w.blocks > 0 && w.lanes <= g.members.len()));
+                let ws = plan.windows_of(g);
+                prop_assert!(ws.windows(2).all(|w| w[0].lanes > w[1].lanes));
+                prop_assert!(ws.iter().all(|w| w.blocks > 0 && w.lanes <= g.members.len()));
             }
             // Each message's blocks appear exactly once, in increasing order.
             let mut next = vec![0usize; lengths.len()];
@@ -182,7 +234,7 @@ mod tests {
                 }
             }
             prop_assert_eq!(execution_order(&plan), expected);
-            prop_assert!(plan.groups.iter().all(|g| g.windows.len() <= 1));
+            prop_assert!(plan.groups.iter().all(|g| plan.windows_of(g).len() <= 1));
         }
     }
 }
