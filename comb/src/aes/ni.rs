@@ -349,6 +349,32 @@ pub(crate) struct ChainLane<'a> {
     pub(crate) blocks: usize,
 }
 
+/// A set of lanes whose chaining values are wiped when it is dropped (a CMAC chain value is
+/// as secret as the tag; CBC/CFB/OFB chain values are keystream or ciphertext state).
+#[derive(Debug, Default)]
+pub(crate) struct Lanes<'a>(pub(crate) Vec<ChainLane<'a>>);
+
+impl Drop for Lanes<'_> {
+    fn drop(&mut self) {
+        for lane in &mut self.0 {
+            zeroize::Zeroize::zeroize(&mut lane.chain);
+        }
+    }
+}
+
+impl<'a> core::ops::Deref for Lanes<'a> {
+    type Target = Vec<ChainLane<'a>>;
+    fn deref(&self) -> &Vec<ChainLane<'a>> {
+        &self.0
+    }
+}
+
+impl<'a> core::ops::DerefMut for Lanes<'a> {
+    fn deref_mut(&mut self) -> &mut Vec<ChainLane<'a>> {
+        &mut self.0
+    }
+}
+
 /// Advances `N` lanes by `count >= 1` blocks each, from block `start`.
 ///
 /// The xor that links a block's cipher output to the next block's input, and the next

@@ -41,7 +41,7 @@ pub(crate) fn encrypt(
     }
     // Last block: the 0..15 remaining bytes, padded with their count's complement to 16.
     let mut last: Vec<Block> = Vec::with_capacity(jobs.len());
-    for (job, lane) in jobs.iter().zip(&lanes) {
+    for (job, lane) in jobs.iter().zip(lanes.iter()) {
         let off = BLOCK * lane.blocks;
         let rest = job.io.len - off;
         let mut b = [(BLOCK - rest) as u8; BLOCK];
@@ -53,7 +53,7 @@ pub(crate) fn encrypt(
     }
     let keys: Vec<&AesKey> = jobs.iter().map(|j| j.key).collect();
     ni::encrypt_many(t, &mut last, &keys);
-    for ((job, lane), b) in jobs.iter_mut().zip(&lanes).zip(&last) {
+    for ((job, lane), b) in jobs.iter_mut().zip(lanes.iter()).zip(&last) {
         let off = BLOCK * lane.blocks;
         job.io.write(off, b);
         results[job.index] = Ok(off + BLOCK);

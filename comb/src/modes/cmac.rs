@@ -32,7 +32,7 @@ pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResul
     let mut lanes = chain_lanes(jobs, |j| body_blocks(j.io.len));
     run_chain::<CbcMac>(t, &mut lanes, path);
     let mut last: Vec<Block> = Vec::with_capacity(jobs.len());
-    for (job, lane) in jobs.iter().zip(&lanes) {
+    for (job, lane) in jobs.iter().zip(lanes.iter()) {
         let off = BLOCK * lane.blocks;
         let rest = job.io.len - off;
         let mut b = [0u8; BLOCK];

@@ -10,7 +10,7 @@ pub(crate) mod ctr;
 pub(crate) mod ecb;
 pub(crate) mod ofb;
 
-use crate::aes::ni::{self, ChainLane};
+use crate::aes::ni::{self, ChainLane, Lanes};
 use crate::aes::AesKey;
 use crate::block::{xor_in_place, Block, IoPtrs, BLOCK};
 use crate::cpu::NiToken;
@@ -69,18 +69,17 @@ pub(crate) fn run(
 }
 
 /// Chain lanes for the whole blocks of each job, starting from its IV.
-fn chain_lanes<'a>(
-    jobs: &[Prepared<'a>],
-    blocks: impl Fn(&Prepared<'a>) -> usize,
-) -> Vec<ChainLane<'a>> {
-    jobs.iter()
-        .map(|j| ChainLane {
-            io: j.io,
-            chain: j.iv,
-            key: j.key,
-            blocks: blocks(j),
-        })
-        .collect()
+fn chain_lanes<'a>(jobs: &[Prepared<'a>], blocks: impl Fn(&Prepared<'a>) -> usize) -> Lanes<'a> {
+    Lanes(
+        jobs.iter()
+            .map(|j| ChainLane {
+                io: j.io,
+                chain: j.iv,
+                key: j.key,
+                blocks: blocks(j),
+            })
+            .collect(),
+    )
 }
 
 /// For every job whose length is not a whole number of blocks: keystream `E(chain)`, xored

@@ -2,7 +2,7 @@
 //! instantiated for each window's lane count, once per window.
 
 use super::plan::plan;
-use crate::aes::ni::{chain_window, ChainLane, ChainRule};
+use crate::aes::ni::{chain_window, ChainLane, ChainRule, Lanes};
 use crate::cpu::NiToken;
 
 /// How the blocks of a set of messages are scheduled.
@@ -41,9 +41,9 @@ pub(crate) fn run_chain<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], p
                     let idx: Vec<usize> = (0..lanes.len())
                         .filter(|&i| lanes[i].key.rounds == rounds)
                         .collect();
-                    let mut part: Vec<ChainLane<'_>> = idx.iter().map(|&i| lanes[i]).collect();
+                    let mut part = Lanes(idx.iter().map(|&i| lanes[i]).collect());
                     run_comb::<R>(t, &mut part, p);
-                    for (&i, l) in idx.iter().zip(&part) {
+                    for (&i, l) in idx.iter().zip(part.iter()) {
                         lanes[i].chain = l.chain;
                     }
                 }
@@ -56,7 +56,7 @@ pub(crate) fn run_chain<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], p
 fn run_comb<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], p: usize) {
     let lengths: Vec<usize> = lanes.iter().map(|l| l.blocks).collect();
     let plan = plan(&lengths, p);
-    let mut group: Vec<ChainLane<'_>> = Vec::with_capacity(p);
+    let mut group = Lanes(Vec::with_capacity(p));
     for g in &plan.groups {
         let members = plan.members(g);
         group.clear();
@@ -66,7 +66,7 @@ fn run_comb<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], p: usize) {
             run_window::<R>(t, &mut group[..w.lanes], done, w.blocks);
             done += w.blocks;
         }
-        for (&m, l) in members.iter().zip(&group) {
+        for (&m, l) in members.iter().zip(group.iter()) {
             lanes[m].chain = l.chain;
         }
     }
