@@ -6,6 +6,7 @@ use crate::cpu::{Backend, CpuFeatures, NiToken};
 use crate::modes::{self, Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::sched::plan::MAX_LANES;
+use crate::tune::Tuning;
 use crate::{Algorithm, Error, Op};
 
 /// Where a job reads its input and writes its output.
@@ -132,9 +133,12 @@ pub type JobResult = Result<usize, Error>;
 #[derive(Clone, Copy, Debug)]
 pub struct Engine {
     backend: Backend,
-    lanes: Option<usize>,
+    /// Lane count per algorithm (`Algorithm as usize`) and op (encrypt, decrypt).
+    lanes: [[u8; 2]; N_ALGS],
     token: NiToken,
 }
+
+const N_ALGS: usize = Algorithm::ALL.len();
 
 impl Engine {
     /// The best backend of this CPU, or the one `COMB_BACKEND` names (`auto`, `ni`).
@@ -150,8 +154,19 @@ impl Engine {
         }
     }
 
-    /// A specific backend; [`Error::Unsupported`] if this CPU cannot run it.
+    /// A specific backend; [`Error::Unsupported`] if this CPU cannot run it. Lane counts
+    /// come from the tuning file written by `comb tune` (see [`Tuning`]) where it has them,
+    /// else from built-in defaults.
     pub fn with_backend(backend: Backend) -> Result<Engine, Error> {
+        let mut engine = Engine::untuned(backend)?;
+        if let Ok(Some(t)) = Tuning::load() {
+            engine = engine.with_tuning(&t);
+        }
+        Ok(engine)
+    }
+
+    /// A specific backend with the built-in default lane counts (no tuning file).
+    pub fn untuned(backend: Backend) -> Result<Engine, Error> {
         if !backend.is_supported(&CpuFeatures::detect()) {
             return Err(Error::Unsupported(
                 "the requested backend needs instructions this CPU lacks",
@@ -161,11 +176,29 @@ impl Engine {
             Backend::Ni => NiToken::get(),
         }
         .ok_or(Error::Unsupported("AES-NI"))?;
+        let mut lanes = [[0u8; 2]; N_ALGS];
+        for &alg in Algorithm::ALL {
+            for op in [Op::Encrypt, Op::Decrypt] {
+                lanes[alg as usize][op as usize] = default_lanes(backend, alg, op) as u8;
+            }
+        }
         Ok(Engine {
             backend,
-            lanes: None,
+            lanes,
             token,
         })
+    }
+
+    /// Applies the entries of `tuning` that are for this engine's backend.
+    pub fn with_tuning(mut self, tuning: &Tuning) -> Engine {
+        for &alg in Algorithm::ALL {
+            for op in [Op::Encrypt, Op::Decrypt] {
+                if let Some(p) = tuning.lanes(self.backend, alg, op) {
+                    self.lanes[alg as usize][op as usize] = p.clamp(1, MAX_LANES) as u8;
+                }
+            }
+        }
+        self
     }
 
     /// Overrides the parallelism degree `P` (lanes) for every algorithm: 1..=32.
@@ -173,7 +206,7 @@ impl Engine {
         if !(1..=MAX_LANES).contains(&lanes) {
             return Err(Error::InvalidLaneCount { got: lanes });
         }
-        self.lanes = Some(lanes);
+        self.lanes = [[lanes as u8; 2]; N_ALGS];
         Ok(self)
     }
 
@@ -182,11 +215,10 @@ impl Engine {
         self.backend
     }
 
-    /// The lane count used for `alg`: the override, or this backend's default. For modes
+    /// The lane count (parallelism degree `P`) the batch path uses for `alg`/`op`. For modes
     /// that are parallel inside a message it is the width of the wide kernel.
     pub fn lanes(&self, alg: Algorithm, op: Op) -> usize {
-        self.lanes
-            .unwrap_or_else(|| default_lanes(self.backend, alg, op))
+        usize::from(self.lanes[alg as usize][op as usize])
     }
 
     /// Runs a batch. Results come back by input index; a job that fails validation (or
@@ -247,16 +279,12 @@ impl Engine {
 }
 
 /// Default lanes per mode for a backend. Chained modes need L·T = 6 blocks in flight on the
-/// development CPU's xmm AES unit; 8 leaves room for the per-block loads and xors.
-fn default_lanes(backend: Backend, alg: Algorithm, op: Op) -> usize {
+/// development CPU's xmm AES unit; 8 leaves room for the per-block loads and xors and was
+/// the best measured on 2 KiB and realistic-mix batches. Parallel modes run 8-block wide
+/// kernels inside each message.
+fn default_lanes(backend: Backend, _alg: Algorithm, _op: Op) -> usize {
     match backend {
-        Backend::Ni => {
-            if alg.is_chained(op) {
-                8
-            } else {
-                8
-            }
-        }
+        Backend::Ni => 8,
     }
 }
 

@@ -46,9 +46,11 @@ pub mod cpu;
 mod error;
 mod modes;
 pub mod sched;
+mod tune;
 
 pub use aes::AesKey;
 pub use alg::{Algorithm, Op};
 pub use batch::{Data, Engine, Job, JobResult, Tag};
 pub use cpu::{Backend, CpuFeatures};
 pub use error::Error;
+pub use tune::Tuning;
