@@ -1,7 +1,8 @@
 //! The public batch API: jobs, the engine, per-job results in input order.
 
+use crate::aes::ni::ChainLane;
 use crate::aes::AesKey;
-use crate::block::{Block, IoPtrs};
+use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::{Backend, CpuFeatures, NiToken};
 use crate::modes::{self, Prepared, TagIo};
 use crate::sched::exec::Path;
@@ -364,9 +365,12 @@ fn prepare<'b>(
         });
     }
     Ok(Prepared {
-        key: job.key,
-        iv,
-        io,
+        lane: ChainLane {
+            io,
+            chain: iv,
+            key: job.key,
+            blocks: len / BLOCK,
+        },
         tag,
         index,
     })

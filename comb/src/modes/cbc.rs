@@ -9,7 +9,7 @@ use crate::aes::ni::{self, ChainRule, Parallel};
 use crate::aes::AesKey;
 use crate::block::{Block, BLOCK};
 use crate::cpu::NiToken;
-use crate::modes::{chain_lanes, Prepared};
+use crate::modes::Prepared;
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
 use crate::JobResult;
@@ -31,31 +31,30 @@ pub(crate) fn encrypt(
     path: Path,
     pkcs7: bool,
 ) {
-    let mut lanes = chain_lanes(jobs, |j| j.io.len / BLOCK);
-    run_chain::<CbcEncrypt>(t, &mut lanes, path);
+    run_chain::<CbcEncrypt, _>(t, jobs, path);
     if !pkcs7 {
         for job in jobs {
-            results[job.index] = Ok(job.io.len);
+            results[job.index] = Ok(job.lane.io.len);
         }
         return;
     }
     // Last block: the 0..15 remaining bytes, padded with their count's complement to 16.
     let mut last: Vec<Block> = Vec::with_capacity(jobs.len());
-    for (job, lane) in jobs.iter().zip(lanes.iter()) {
+    for lane in jobs.iter().map(|j| &j.lane) {
         let off = BLOCK * lane.blocks;
-        let rest = job.io.len - off;
+        let rest = lane.io.len - off;
         let mut b = [(BLOCK - rest) as u8; BLOCK];
-        job.io.read_partial(off, &mut b, rest);
+        lane.io.read_partial(off, &mut b, rest);
         for (x, c) in b.iter_mut().zip(&lane.chain) {
             *x ^= c;
         }
         last.push(b);
     }
-    let keys: Vec<&AesKey> = jobs.iter().map(|j| j.key).collect();
+    let keys: Vec<&AesKey> = jobs.iter().map(|j| j.lane.key).collect();
     ni::encrypt_many(t, &mut last, &keys);
-    for ((job, lane), b) in jobs.iter_mut().zip(lanes.iter()).zip(&last) {
-        let off = BLOCK * lane.blocks;
-        job.io.write(off, b);
+    for (job, b) in jobs.iter().zip(&last) {
+        let off = BLOCK * job.lane.blocks;
+        job.lane.io.write(off, b);
         results[job.index] = Ok(off + BLOCK);
     }
 }
@@ -67,24 +66,18 @@ pub(crate) fn decrypt(
     pkcs7: bool,
 ) {
     for job in jobs {
-        let n = job.io.len;
-        ni::parallel(
-            t,
-            Parallel::CbcDecrypt,
-            job.key,
-            &job.io,
-            n / BLOCK,
-            &job.iv,
-        );
+        let l = &mut job.lane;
+        let n = l.io.len;
+        ni::parallel(t, Parallel::CbcDecrypt, l.key, &l.io, n / BLOCK, &l.chain);
         results[job.index] = if pkcs7 {
-            let out = job.io.output(n);
+            let out = l.io.output(n);
             match unpad_len(out) {
                 Some(len) => {
                     zeroize::Zeroize::zeroize(&mut out[len..]);
                     Ok(len)
                 }
                 None => {
-                    job.io.zero_output(n);
+                    l.io.zero_output(n);
                     Err(Error::InvalidPadding)
                 }
             }

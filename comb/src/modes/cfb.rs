@@ -3,9 +3,8 @@
 //! block xors a batched keystream block in both directions.
 
 use crate::aes::ni::{self, ChainRule, Parallel};
-use crate::block::BLOCK;
 use crate::cpu::NiToken;
-use crate::modes::{chain_lanes, keystream_tails, Prepared};
+use crate::modes::{keystream_tails, Prepared};
 use crate::sched::exec::{run_chain, Path};
 use crate::JobResult;
 
@@ -24,31 +23,20 @@ pub(crate) fn encrypt(
     results: &mut [JobResult],
     path: Path,
 ) {
-    let mut lanes = chain_lanes(jobs, |j| j.io.len / BLOCK);
-    run_chain::<CfbEncrypt>(t, &mut lanes, path);
-    let chains: Vec<_> = lanes.iter().map(|l| l.chain).collect();
-    keystream_tails(t, jobs, &chains);
+    run_chain::<CfbEncrypt, _>(t, jobs, path);
+    keystream_tails(t, jobs);
     for job in jobs {
-        results[job.index] = Ok(job.io.len);
+        results[job.index] = Ok(job.lane.io.len);
     }
 }
 
 pub(crate) fn decrypt(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
-    let chains: Vec<_> = jobs
-        .iter()
-        .map(|j| {
-            ni::parallel(
-                t,
-                Parallel::CfbDecrypt,
-                j.key,
-                &j.io,
-                j.io.len / BLOCK,
-                &j.iv,
-            )
-        })
-        .collect();
-    keystream_tails(t, jobs, &chains);
+    for job in jobs.iter_mut() {
+        let l = &mut job.lane;
+        l.chain = ni::parallel(t, Parallel::CfbDecrypt, l.key, &l.io, l.blocks, &l.chain);
+    }
+    keystream_tails(t, jobs);
     for job in jobs {
-        results[job.index] = Ok(job.io.len);
+        results[job.index] = Ok(job.lane.io.len);
     }
 }

@@ -8,7 +8,7 @@ use crate::aes::ni::{self, ChainRule};
 use crate::aes::AesKey;
 use crate::block::{Block, BLOCK};
 use crate::cpu::NiToken;
-use crate::modes::{chain_lanes, Prepared, TagIo};
+use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
 use crate::JobResult;
@@ -29,26 +29,28 @@ fn body_blocks(len: usize) -> usize {
 }
 
 pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult], path: Path) {
-    let mut lanes = chain_lanes(jobs, |j| body_blocks(j.io.len));
-    run_chain::<CbcMac>(t, &mut lanes, path);
+    for job in jobs.iter_mut() {
+        job.lane.blocks = body_blocks(job.lane.io.len);
+    }
+    run_chain::<CbcMac, _>(t, jobs, path);
     let mut last: Vec<Block> = Vec::with_capacity(jobs.len());
-    for (job, lane) in jobs.iter().zip(lanes.iter()) {
+    for lane in jobs.iter().map(|j| &j.lane) {
         let off = BLOCK * lane.blocks;
-        let rest = job.io.len - off;
+        let rest = lane.io.len - off;
         let mut b = [0u8; BLOCK];
-        job.io.read_partial(off, &mut b, rest);
+        lane.io.read_partial(off, &mut b, rest);
         let subkey = if rest == BLOCK {
-            &job.key.cmac_k1
+            &lane.key.cmac_k1
         } else {
             b[rest] = 0x80;
-            &job.key.cmac_k2
+            &lane.key.cmac_k2
         };
         for ((x, c), k) in b.iter_mut().zip(&lane.chain).zip(subkey) {
             *x ^= c ^ k;
         }
         last.push(b);
     }
-    let keys: Vec<&AesKey> = jobs.iter().map(|j| j.key).collect();
+    let keys: Vec<&AesKey> = jobs.iter().map(|j| j.lane.key).collect();
     ni::encrypt_many(t, &mut last, &keys);
     for (job, tag) in jobs.iter_mut().zip(&mut last) {
         results[job.index] = match &mut job.tag {

@@ -9,7 +9,7 @@ use crate::JobResult;
 
 pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
     for job in jobs {
-        ni::ctr(t, job.key, &job.io, &job.iv);
-        results[job.index] = Ok(job.io.len);
+        ni::ctr(t, job.lane.key, &job.lane.io, &job.lane.chain);
+        results[job.index] = Ok(job.lane.io.len);
     }
 }

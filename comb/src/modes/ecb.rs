@@ -14,7 +14,14 @@ pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResul
         Op::Decrypt => Parallel::EcbDecrypt,
     };
     for job in jobs {
-        ni::parallel(t, mode, job.key, &job.io, job.io.len / BLOCK, &[0; BLOCK]);
-        results[job.index] = Ok(job.io.len);
+        ni::parallel(
+            t,
+            mode,
+            job.lane.key,
+            &job.lane.io,
+            job.lane.io.len / BLOCK,
+            &[0; BLOCK],
+        );
+        results[job.index] = Ok(job.lane.io.len);
     }
 }

@@ -10,11 +10,11 @@ pub(crate) mod ctr;
 pub(crate) mod ecb;
 pub(crate) mod ofb;
 
-use crate::aes::ni::{self, ChainLane, Lanes};
+use crate::aes::ni::{self, ChainLane};
 use crate::aes::AesKey;
-use crate::block::{xor_in_place, Block, IoPtrs, BLOCK};
+use crate::block::{xor_in_place, Block, BLOCK};
 use crate::cpu::NiToken;
-use crate::sched::exec::Path;
+use crate::sched::exec::{HasLane, Path};
 use crate::{Algorithm, JobResult, Op};
 
 /// The tag side of a validated job.
@@ -28,13 +28,29 @@ pub(crate) enum TagIo<'a> {
 /// A job that passed validation: lengths and buffers fit the algorithm and operation.
 #[derive(Debug)]
 pub(crate) struct Prepared<'a> {
-    pub(crate) key: &'a AesKey,
-    /// IV / initial counter block (zeros where the mode has none).
-    pub(crate) iv: Block,
-    pub(crate) io: IoPtrs<'a>,
+    /// Key, input/output, and `chain` = the IV / initial counter block (zeros where the mode
+    /// has none); `blocks` = the whole blocks of the input, which a mode may lower (CMAC
+    /// keeps its last block for the finalisation). Chained modes run the scheduler directly
+    /// on these lanes.
+    pub(crate) lane: ChainLane<'a>,
     pub(crate) tag: TagIo<'a>,
     /// The job's position in the caller's batch: where the mode writes its result.
     pub(crate) index: usize,
+}
+
+impl<'a> HasLane<'a> for Prepared<'a> {
+    fn lane(&self) -> &ChainLane<'a> {
+        &self.lane
+    }
+    fn lane_mut(&mut self) -> &mut ChainLane<'a> {
+        &mut self.lane
+    }
+}
+
+impl Drop for Prepared<'_> {
+    fn drop(&mut self) {
+        zeroize::Zeroize::zeroize(&mut self.lane.chain);
+    }
 }
 
 /// Runs `alg`/`op` over validated jobs, writing `results[job.index]` for each. With `Path::Single` each job is processed on its own
@@ -68,35 +84,21 @@ pub(crate) fn run(
     }
 }
 
-/// Chain lanes for the whole blocks of each job, starting from its IV.
-fn chain_lanes<'a>(jobs: &[Prepared<'a>], blocks: impl Fn(&Prepared<'a>) -> usize) -> Lanes<'a> {
-    Lanes(
-        jobs.iter()
-            .map(|j| ChainLane {
-                io: j.io,
-                chain: j.iv,
-                key: j.key,
-                blocks: blocks(j),
-            })
-            .collect(),
-    )
-}
-
 /// For every job whose length is not a whole number of blocks: keystream `E(chain)`, xored
-/// into the partial last block (CFB and OFB, both directions). One batched cipher call for
-/// all jobs' tails.
-fn keystream_tails(t: NiToken, jobs: &[Prepared<'_>], chains: &[Block]) {
+/// into the partial last block (CFB and OFB, both directions), `chain` being each lane's
+/// chaining value after its whole blocks. One batched cipher call for all jobs' tails.
+fn keystream_tails(t: NiToken, jobs: &[Prepared<'_>]) {
     let tails: Vec<usize> = (0..jobs.len())
-        .filter(|&i| jobs[i].io.len % BLOCK != 0)
+        .filter(|&i| jobs[i].lane.io.len % BLOCK != 0)
         .collect();
     if tails.is_empty() {
         return;
     }
-    let mut ks: Vec<Block> = tails.iter().map(|&i| chains[i]).collect();
-    let keys: Vec<&AesKey> = tails.iter().map(|&i| jobs[i].key).collect();
+    let mut ks: Vec<Block> = tails.iter().map(|&i| jobs[i].lane.chain).collect();
+    let keys: Vec<&AesKey> = tails.iter().map(|&i| jobs[i].lane.key).collect();
     ni::encrypt_many(t, &mut ks, &keys);
     for (&i, k) in tails.iter().zip(&mut ks) {
-        let io = &jobs[i].io;
+        let io = &jobs[i].lane.io;
         let off = io.len - io.len % BLOCK;
         let rest = io.len - off;
         let mut b = [0u8; BLOCK];

@@ -3,9 +3,8 @@
 //! batched keystream block. Encryption = decryption.
 
 use crate::aes::ni::ChainRule;
-use crate::block::BLOCK;
 use crate::cpu::NiToken;
-use crate::modes::{chain_lanes, keystream_tails, Prepared};
+use crate::modes::{keystream_tails, Prepared};
 use crate::sched::exec::{run_chain, Path};
 use crate::JobResult;
 
@@ -19,11 +18,9 @@ impl ChainRule for Ofb {
 }
 
 pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult], path: Path) {
-    let mut lanes = chain_lanes(jobs, |j| j.io.len / BLOCK);
-    run_chain::<Ofb>(t, &mut lanes, path);
-    let chains: Vec<_> = lanes.iter().map(|l| l.chain).collect();
-    keystream_tails(t, jobs, &chains);
+    run_chain::<Ofb, _>(t, jobs, path);
+    keystream_tails(t, jobs);
     for job in jobs {
-        results[job.index] = Ok(job.io.len);
+        results[job.index] = Ok(job.lane.io.len);
     }
 }

@@ -20,31 +20,48 @@ pub(crate) enum Path {
 /// near-equal size (16 lanes: 8 + 8), each of which still fills the AES unit (L·T = 6).
 pub(crate) const MAX_KERNEL_LANES: usize = 12;
 
-/// Runs the whole-block body of a chained mode over `lanes` (any order, any mix of key
-/// sizes). On return every lane's `chain` holds the chaining value after its last block.
-pub(crate) fn run_chain<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], path: Path) {
+/// Anything that carries a chain lane: the modes' validated jobs, or bare lanes.
+pub(crate) trait HasLane<'a> {
+    fn lane(&self) -> &ChainLane<'a>;
+    fn lane_mut(&mut self) -> &mut ChainLane<'a>;
+}
+
+impl<'a> HasLane<'a> for ChainLane<'a> {
+    fn lane(&self) -> &ChainLane<'a> {
+        self
+    }
+    fn lane_mut(&mut self) -> &mut ChainLane<'a> {
+        self
+    }
+}
+
+/// Runs the whole-block body of a chained mode over the lanes of `items` (any order, any mix
+/// of key sizes). On return every lane's `chain` holds the chaining value after its last
+/// block.
+pub(crate) fn run_chain<'a, R: ChainRule, L: HasLane<'a>>(t: NiToken, items: &mut [L], path: Path) {
     match path {
         Path::Single => {
-            for lane in lanes.iter_mut().filter(|l| l.blocks > 0) {
+            for item in items.iter_mut() {
+                let lane = item.lane_mut();
                 let blocks = lane.blocks;
                 run_window::<R>(t, core::slice::from_mut(lane), 0, blocks);
             }
         }
         Path::Comb { lanes: p } => {
-            let uniform = lanes.windows(2).all(|w| w[0].key.rounds == w[1].key.rounds);
-            if uniform {
-                run_comb::<R>(t, lanes, p);
+            let rounds0 = items.first().map_or(0, |i| i.lane().key.rounds);
+            if items.iter().all(|i| i.lane().key.rounds == rounds0) {
+                run_comb::<R, L>(t, items, p);
             } else {
                 // Lanes of one kernel call run in lockstep, so they need the same round count:
                 // schedule each key size on its own.
                 for rounds in [10, 12, 14] {
-                    let idx: Vec<usize> = (0..lanes.len())
-                        .filter(|&i| lanes[i].key.rounds == rounds)
+                    let idx: Vec<usize> = (0..items.len())
+                        .filter(|&i| items[i].lane().key.rounds == rounds)
                         .collect();
-                    let mut part = Lanes(idx.iter().map(|&i| lanes[i]).collect());
-                    run_comb::<R>(t, &mut part, p);
+                    let mut part = Lanes(idx.iter().map(|&i| *items[i].lane()).collect());
+                    run_comb::<R, ChainLane<'a>>(t, &mut part, p);
                     for (&i, l) in idx.iter().zip(part.iter()) {
-                        lanes[i].chain = l.chain;
+                        items[i].lane_mut().chain = l.chain;
                     }
                 }
             }
@@ -53,21 +70,21 @@ pub(crate) fn run_chain<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], p
 }
 
 /// Algorithm 1 over lanes of one key size.
-fn run_comb<R: ChainRule>(t: NiToken, lanes: &mut [ChainLane<'_>], p: usize) {
-    let lengths: Vec<usize> = lanes.iter().map(|l| l.blocks).collect();
+fn run_comb<'a, R: ChainRule, L: HasLane<'a>>(t: NiToken, items: &mut [L], p: usize) {
+    let lengths: Vec<usize> = items.iter().map(|i| i.lane().blocks).collect();
     let plan = plan(&lengths, p);
     let mut group = Lanes(Vec::with_capacity(p));
     for g in &plan.groups {
         let members = plan.members(g);
         group.clear();
-        group.extend(members.iter().map(|&m| lanes[m]));
+        group.extend(members.iter().map(|&m| *items[m].lane()));
         let mut done = 0;
         for w in plan.windows_of(g) {
             run_window::<R>(t, &mut group[..w.lanes], done, w.blocks);
             done += w.blocks;
         }
         for (&m, l) in members.iter().zip(group.iter()) {
-            lanes[m].chain = l.chain;
+            items[m].lane_mut().chain = l.chain;
         }
     }
 }
