@@ -266,13 +266,7 @@ impl Engine {
         let mut results: Vec<JobResult> = Vec::with_capacity(jobs.len());
         let mut prepared: Vec<Prepared<'_>> = Vec::with_capacity(jobs.len());
         for (index, job) in jobs.iter_mut().enumerate() {
-            match prepare(alg, op, job, index) {
-                Ok(p) => {
-                    results.push(Ok(0));
-                    prepared.push(p);
-                }
-                Err(e) => results.push(Err(e)),
-            }
+            results.push(prepare(alg, op, job, index, &mut prepared).map(|()| 0));
         }
         modes::run(self.token, alg, op, &mut prepared, &mut results, path);
         results
@@ -289,13 +283,15 @@ fn default_lanes(backend: Backend, _alg: Algorithm, _op: Op) -> usize {
     }
 }
 
-/// Validates one job for `alg`/`op` and turns it into the mode's view of it.
+/// Validates one job for `alg`/`op` and appends the mode's view of it to `out`.
+#[inline(always)]
 fn prepare<'b>(
     alg: Algorithm,
     op: Op,
     job: &'b mut Job<'_>,
     index: usize,
-) -> Result<Prepared<'b>, Error> {
+    out: &mut Vec<Prepared<'b>>,
+) -> Result<(), Error> {
     let iv_len = alg.iv_len();
     if job.iv.len() != iv_len {
         return Err(Error::InvalidIvLength {
@@ -303,8 +299,8 @@ fn prepare<'b>(
             got: job.iv.len(),
         });
     }
-    let mut iv: Block = [0; 16];
-    iv[..iv_len].copy_from_slice(job.iv);
+    // IVs are 16 bytes or absent (validated above) for these modes.
+    let iv: Block = job.iv.try_into().unwrap_or([0; 16]);
     if !job.ad.is_empty() {
         return Err(Error::AdNotSupported);
     }
@@ -364,7 +360,7 @@ fn prepare<'b>(
             got: io.out_cap,
         });
     }
-    Ok(Prepared {
+    out.push(Prepared {
         lane: ChainLane {
             io,
             chain: iv,
@@ -373,5 +369,6 @@ fn prepare<'b>(
         },
         tag,
         index,
-    })
+    });
+    Ok(())
 }
