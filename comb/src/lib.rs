@@ -54,3 +54,8 @@ pub use batch::{Data, Engine, Job, JobResult, Tag};
 pub use cpu::{Backend, CpuFeatures};
 pub use error::Error;
 pub use tune::Tuning;
+
+/// The README's Rust example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
