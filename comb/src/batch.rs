@@ -317,7 +317,7 @@ fn prepare<'b>(
     let tag = match (alg.tag_lens(), op, &mut job.tag) {
         (None, _, Tag::None) => TagIo::None,
         (None, _, _) => return Err(Error::TagMisuse),
-        (Some(_), Op::Encrypt, Tag::Out(t)) => TagIo::Out(&mut **t),
+        (Some(_), Op::Encrypt, Tag::Out(t)) => TagIo::Out(t),
         (Some(_), Op::Decrypt, Tag::In(t)) => TagIo::In(t),
         (Some(_), _, _) => return Err(Error::TagMisuse),
     };

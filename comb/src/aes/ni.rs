@@ -119,27 +119,35 @@ fn expand256(key: &[u8; 32], out: &mut RoundKeys) {
     let mut b = load(key[16..].try_into().unwrap_or(&[0; 16]));
     store(&mut out.0[0], a);
     store(&mut out.0[1], b);
-    macro_rules! step {
-        ($i:expr, $rcon:expr, $last:expr) => {{
+    macro_rules! even {
+        ($i:expr, $rcon:expr) => {{
             // Even round key: SubWord(RotWord(w)) ^ rcon of b's top word.
             let t = _mm_shuffle_epi32::<0xff>(_mm_aeskeygenassist_si128::<$rcon>(b));
             a = _mm_xor_si128(prefix_xor(a), t);
             store(&mut out.0[$i], a);
-            if !$last {
-                // Odd round key: SubWord (no rotation, no rcon) of a's top word.
-                let t = _mm_shuffle_epi32::<0xaa>(_mm_aeskeygenassist_si128::<0>(a));
-                b = _mm_xor_si128(prefix_xor(b), t);
-                store(&mut out.0[$i + 1], b);
-            }
         }};
     }
-    step!(2, 0x01, false);
-    step!(4, 0x02, false);
-    step!(6, 0x04, false);
-    step!(8, 0x08, false);
-    step!(10, 0x10, false);
-    step!(12, 0x20, false);
-    step!(14, 0x40, true);
+    macro_rules! odd {
+        ($i:expr) => {{
+            // Odd round key: SubWord (no rotation, no rcon) of a's top word.
+            let t = _mm_shuffle_epi32::<0xaa>(_mm_aeskeygenassist_si128::<0>(a));
+            b = _mm_xor_si128(prefix_xor(b), t);
+            store(&mut out.0[$i], b);
+        }};
+    }
+    even!(2, 0x01);
+    odd!(3);
+    even!(4, 0x02);
+    odd!(5);
+    even!(6, 0x04);
+    odd!(7);
+    even!(8, 0x08);
+    odd!(9);
+    even!(10, 0x10);
+    odd!(11);
+    even!(12, 0x20);
+    odd!(13);
+    even!(14, 0x40);
 }
 
 /// AES-192 works word by word (six words a step do not fit the 4-word registers), using
@@ -208,8 +216,8 @@ fn middle_rounds<const N: usize, const SHARED: bool>(
     rounds: usize,
 ) {
     for r in 1..rounds {
-        for j in 0..N {
-            x[j] = _mm_aesenc_si128(x[j], rk(&key_of::<N, SHARED>(keys, j).enc, r));
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj = _mm_aesenc_si128(*xj, rk(&key_of::<N, SHARED>(keys, j).enc, r));
         }
     }
 }
@@ -222,12 +230,12 @@ fn encrypt_lanes<const N: usize, const SHARED: bool>(
     keys: &[&AesKey; N],
     rounds: usize,
 ) {
-    for j in 0..N {
-        x[j] = _mm_xor_si128(x[j], rk(&key_of::<N, SHARED>(keys, j).enc, 0));
+    for (j, xj) in x.iter_mut().enumerate() {
+        *xj = _mm_xor_si128(*xj, rk(&key_of::<N, SHARED>(keys, j).enc, 0));
     }
     middle_rounds::<N, SHARED>(x, keys, rounds);
-    for j in 0..N {
-        x[j] = _mm_aesenclast_si128(x[j], rk(&key_of::<N, SHARED>(keys, j).enc, rounds));
+    for (j, xj) in x.iter_mut().enumerate() {
+        *xj = _mm_aesenclast_si128(*xj, rk(&key_of::<N, SHARED>(keys, j).enc, rounds));
     }
 }
 
