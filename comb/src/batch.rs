@@ -321,10 +321,19 @@ fn prepare<'b>(
         (Some(_), Op::Decrypt, Tag::In(t)) => TagIo::In(t),
         (Some(_), _, _) => return Err(Error::TagMisuse),
     };
+    // A message length beyond its buffer is an error for every mode (never a silent prefix).
+    if let Data::InPlace { buf, len } = &job.data {
+        if *len > buf.len() {
+            return Err(Error::OutputTooShort {
+                needed: alg.output_len(op, *len).max(*len),
+                got: buf.len(),
+            });
+        }
+    }
     let io = if alg.is_mac() {
         match &job.data {
             Data::Input(m) | Data::Copy { input: m, .. } => IoPtrs::read_only(m),
-            Data::InPlace { buf, len } => IoPtrs::read_only(&buf[..(*len).min(buf.len())]),
+            Data::InPlace { buf, len } => IoPtrs::read_only(&buf[..*len]),
         }
     } else {
         match &mut job.data {
@@ -334,15 +343,7 @@ fn prepare<'b>(
                     got: 0,
                 });
             }
-            Data::InPlace { buf, len } => {
-                if *len > buf.len() {
-                    return Err(Error::OutputTooShort {
-                        needed: *len,
-                        got: buf.len(),
-                    });
-                }
-                IoPtrs::in_place(buf, *len)
-            }
+            Data::InPlace { buf, len } => IoPtrs::in_place(buf, *len),
             Data::Copy { input, output } => IoPtrs::copy(input, output),
         }
     };

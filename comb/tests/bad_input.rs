@@ -1,0 +1,1109 @@
+//! Bad (and edge-case) input: every bad input is a typed error for that job only, while the
+//! other jobs of the same batch still come out right (equal to RustCrypto and to the
+//! single-message path). Each special job is run at several lane counts and positions of a
+//! batch of good jobs, through the sequential path and through the single path.
+
+mod common;
+
+use comb::{AesKey, Algorithm, Data, Engine, Error, Job, JobResult, Op, Tag};
+use common::{bytes, cbc_raw_encrypt, engine, reference, reference_cmac, unhex, OPS};
+
+/// Bytes the library must not write.
+const SENTINEL: u8 = 0xA5;
+
+// ---------------------------------------------------------------------------------------
+// the good jobs around a special one
+
+/// Lengths of the good jobs (cut to whole blocks where the mode needs them).
+const GOOD_LENS: [usize; 8] = [0, 16, 37, 100, 1500, 64, 257, 1400];
+
+/// A batch of good jobs for `alg`/`op`, with what they must produce.
+struct Good {
+    keys: Vec<AesKey>,
+    key_bytes: Vec<Vec<u8>>,
+    ivs: Vec<Vec<u8>>,
+    inputs: Vec<Vec<u8>>,
+    /// CMAC: expected tag for verification.
+    tags_in: Vec<Vec<u8>>,
+    /// CMAC generation: tag lengths.
+    tag_lens: Vec<usize>,
+    /// Expected output bytes (non-MAC) or tag (CMAC generation); empty for verification.
+    want: Vec<Vec<u8>>,
+}
+
+fn good(alg: Algorithm, op: Op) -> Good {
+    let n = GOOD_LENS.len();
+    let key_bytes: Vec<Vec<u8>> = (0..n)
+        .map(|i| bytes(1000 + i as u64, [16, 24, 32][i % 3]))
+        .collect();
+    let keys = key_bytes.iter().map(|k| AesKey::new(k).unwrap()).collect();
+    let ivs: Vec<Vec<u8>> = (0..n)
+        .map(|i| bytes(2000 + i as u64, alg.iv_len()))
+        .collect();
+    let msgs: Vec<Vec<u8>> = GOOD_LENS
+        .iter()
+        .enumerate()
+        .map(|(i, &l)| {
+            let l = if alg.needs_whole_blocks(Op::Encrypt) {
+                l - l % 16
+            } else {
+                l
+            };
+            bytes(3000 + i as u64, l)
+        })
+        .collect();
+    let tag_lens: Vec<usize> = (0..n).map(|i| 1 + (5 * i + 15) % 16).collect();
+    let mut inputs = Vec::new();
+    let mut tags_in = Vec::new();
+    let mut want = Vec::new();
+    for i in 0..n {
+        if alg.is_mac() {
+            let t = reference_cmac(&key_bytes[i], &msgs[i]);
+            tags_in.push(t[..tag_lens[i]].to_vec());
+            want.push(match op {
+                Op::Encrypt => t[..tag_lens[i]].to_vec(),
+                Op::Decrypt => Vec::new(),
+            });
+            inputs.push(msgs[i].clone());
+            continue;
+        }
+        let input = if alg == Algorithm::AesCbcPkcs7 && op == Op::Decrypt {
+            reference(alg, Op::Encrypt, &key_bytes[i], &ivs[i], &msgs[i]).unwrap()
+        } else {
+            msgs[i].clone()
+        };
+        want.push(reference(alg, op, &key_bytes[i], &ivs[i], &input).unwrap());
+        inputs.push(input);
+        tags_in.push(Vec::new());
+    }
+    Good {
+        keys,
+        key_bytes,
+        ivs,
+        inputs,
+        tags_in,
+        tag_lens,
+        want,
+    }
+}
+
+/// Fresh buffers of good job `i`: (data buffer, tag buffer). Odd jobs run in place.
+fn good_buffers(alg: Algorithm, op: Op, g: &Good, i: usize) -> (Vec<u8>, Vec<u8>) {
+    let input = &g.inputs[i];
+    let room = alg.output_len(op, input.len());
+    let buf = if alg.is_mac() {
+        Vec::new()
+    } else if i % 2 == 1 {
+        let mut b = input.clone();
+        b.resize(room.max(input.len()), SENTINEL);
+        b
+    } else {
+        vec![SENTINEL; room]
+    };
+    (buf, vec![0; g.tag_lens[i]])
+}
+
+fn good_job<'a>(
+    alg: Algorithm,
+    op: Op,
+    g: &'a Good,
+    i: usize,
+    buf: &'a mut [u8],
+    tag: &'a mut [u8],
+) -> Job<'a> {
+    let key = &g.keys[i];
+    let input = &g.inputs[i];
+    if alg.is_mac() {
+        let t = match op {
+            Op::Encrypt => Tag::Out(tag),
+            Op::Decrypt => Tag::In(&g.tags_in[i]),
+        };
+        return Job::mac(key, input).with_tag(t);
+    }
+    let job = if i % 2 == 1 {
+        Job::new(
+            key,
+            Data::InPlace {
+                buf,
+                len: input.len(),
+            },
+        )
+    } else {
+        Job::copy(key, input, buf)
+    };
+    job.with_iv(&g.ivs[i])
+}
+
+/// Checks good job `i` after a run: its result and output equal the reference.
+fn check_good(c: &Case<'_>, i: usize, r: &JobResult, buf: &[u8], tag: &[u8], what: &str) {
+    let Case {
+        alg, op, good: g, ..
+    } = *c;
+    let ctx = format!(
+        "{what}: good job {i} ({alg} {op}, len {}, key {} B) next to the special job",
+        g.inputs[i].len(),
+        g.key_bytes[i].len()
+    );
+    if alg.is_mac() {
+        assert_eq!(r, &Ok(0), "{ctx}: result");
+        if op == Op::Encrypt {
+            assert_eq!(tag, &g.want[i][..], "{ctx}: tag");
+        }
+        return;
+    }
+    assert_eq!(r, &Ok(g.want[i].len()), "{ctx}: result");
+    assert!(buf[..g.want[i].len()] == g.want[i][..], "{ctx}: output");
+    let room = alg.output_len(op, g.inputs[i].len());
+    assert!(
+        buf[room..].iter().all(|&b| b == SENTINEL),
+        "{ctx}: wrote past its output"
+    );
+}
+
+// ---------------------------------------------------------------------------------------
+// the special job
+
+#[derive(Clone, Debug)]
+enum SData {
+    /// `Data::InPlace { buf, len }`.
+    InPlace { buf: Vec<u8>, len: usize },
+    /// `Data::Copy` from `input` into `out` sentinel bytes.
+    Copy { input: Vec<u8>, out: usize },
+    /// `Data::Input` (read only).
+    Input(Vec<u8>),
+}
+
+#[derive(Clone, Debug)]
+enum STag {
+    None,
+    Out(usize),
+    In(Vec<u8>),
+}
+
+/// A declaratively described job, so that it can be built again for every run.
+#[derive(Clone, Debug)]
+struct Special {
+    key: Vec<u8>,
+    iv: Vec<u8>,
+    ad: Vec<u8>,
+    data: SData,
+    tag: STag,
+}
+
+impl Special {
+    /// A job that is valid for `alg`/`op` (message of `len` bytes, in place, with room for
+    /// PKCS#7, a matching tag for CMAC verification); tests then break one thing.
+    fn valid(alg: Algorithm, op: Op, len: usize) -> Special {
+        let key = bytes(77, 16);
+        let iv = bytes(78, alg.iv_len());
+        let msg = bytes(79, len);
+        let (data, tag) = if alg.is_mac() {
+            let t = reference_cmac(&key, &msg);
+            let tag = match op {
+                Op::Encrypt => STag::Out(16),
+                Op::Decrypt => STag::In(t.to_vec()),
+            };
+            (SData::Input(msg), tag)
+        } else {
+            let input = if alg == Algorithm::AesCbcPkcs7 && op == Op::Decrypt {
+                reference(alg, Op::Encrypt, &key, &iv, &msg).unwrap()
+            } else {
+                msg
+            };
+            let mut buf = input.clone();
+            buf.resize(alg.output_len(op, input.len()).max(input.len()), SENTINEL);
+            (
+                SData::InPlace {
+                    buf,
+                    len: input.len(),
+                },
+                STag::None,
+            )
+        };
+        Special {
+            key,
+            iv,
+            ad: Vec::new(),
+            data,
+            tag,
+        }
+    }
+
+    /// The job's data buffer (in-place buffer or copy output) and tag buffer, as they are
+    /// before a run.
+    fn buffers(&self) -> (Vec<u8>, Vec<u8>) {
+        let buf = match &self.data {
+            SData::InPlace { buf, .. } => buf.clone(),
+            SData::Copy { out, .. } => vec![SENTINEL; *out],
+            SData::Input(_) => Vec::new(),
+        };
+        let tag = match &self.tag {
+            STag::Out(n) => vec![0; *n],
+            _ => Vec::new(),
+        };
+        (buf, tag)
+    }
+
+    fn job<'a>(&'a self, key: &'a AesKey, buf: &'a mut [u8], tag: &'a mut [u8]) -> Job<'a> {
+        let data = match &self.data {
+            SData::InPlace { len, .. } => Data::InPlace { buf, len: *len },
+            SData::Copy { input, .. } => Data::Copy { input, output: buf },
+            SData::Input(m) => Data::Input(m),
+        };
+        let t = match &self.tag {
+            STag::None => Tag::None,
+            STag::Out(_) => Tag::Out(tag),
+            STag::In(t) => Tag::In(t),
+        };
+        Job::new(key, data)
+            .with_iv(&self.iv)
+            .with_ad(&self.ad)
+            .with_tag(t)
+    }
+}
+
+/// What the special job must give.
+struct Want {
+    result: JobResult,
+    /// Its data buffer afterwards (`None`: unchanged).
+    buf: Option<Vec<u8>>,
+    /// Its output tag afterwards (`None`: not checked).
+    tag: Option<Vec<u8>>,
+}
+
+impl Want {
+    /// A typed error that leaves the job's buffers untouched (validation).
+    fn err(e: Error) -> Want {
+        Want {
+            result: Err(e),
+            buf: None,
+            tag: None,
+        }
+    }
+}
+
+/// (lanes, position of the special job among the good ones) of the batch runs.
+const RUNS: [(Option<usize>, usize); 7] = [
+    (Some(1), 0),
+    (Some(3), 4),
+    (Some(8), 8),
+    (Some(16), 2),
+    (Some(32), 5),
+    (Some(5), 7),
+    (None, 3),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum How {
+    Batch,
+    Sequential,
+}
+
+/// One special job under test, with its surroundings.
+struct Case<'a> {
+    alg: Algorithm,
+    op: Op,
+    good: &'a Good,
+    special: &'a Special,
+    key: &'a AesKey,
+    want: &'a Want,
+    what: &'a str,
+}
+
+fn run_special_in_batch(c: &Case<'_>, e: &Engine, pos: usize, how: How) {
+    let Case {
+        alg, op, good: g, ..
+    } = *c;
+    let n = GOOD_LENS.len();
+    let mut bufs: Vec<(Vec<u8>, Vec<u8>)> = (0..n).map(|i| good_buffers(alg, op, g, i)).collect();
+    let (mut sbuf, mut stag) = c.special.buffers();
+    let initial = sbuf.clone();
+    let mut jobs: Vec<Job<'_>> = bufs
+        .iter_mut()
+        .enumerate()
+        .map(|(i, (b, t))| good_job(alg, op, g, i, b, t))
+        .collect();
+    jobs.insert(pos, c.special.job(c.key, &mut sbuf, &mut stag));
+    let results = match how {
+        How::Batch => e.process(alg, op, &mut jobs),
+        How::Sequential => e.process_sequential(alg, op, &mut jobs),
+    };
+    drop(jobs);
+    let ctx = format!(
+        "{} ({alg} {op}, {how:?}, lanes {}, at position {pos} of {})",
+        c.what,
+        e.lanes(alg, op),
+        n + 1
+    );
+    assert_eq!(results.len(), n + 1, "{ctx}: result count");
+    check_special(&results[pos], &sbuf, &initial, &stag, c.want, &ctx);
+    for (i, (b, t)) in bufs.iter().enumerate() {
+        let r = &results[if i < pos { i } else { i + 1 }];
+        check_good(c, i, r, b, t, &ctx);
+    }
+}
+
+fn check_special(r: &JobResult, buf: &[u8], initial: &[u8], tag: &[u8], want: &Want, ctx: &str) {
+    assert_eq!(r, &want.result, "{ctx}: the special job's result");
+    match &want.buf {
+        None => assert!(buf == initial, "{ctx}: the job's buffer was modified"),
+        Some(b) => assert!(
+            buf == &b[..],
+            "{ctx}: the job's buffer afterwards: first difference at byte {:?}",
+            buf.iter().zip(b).position(|(x, y)| x != y)
+        ),
+    }
+    if let Some(t) = &want.tag {
+        assert_eq!(tag, &t[..], "{ctx}: the job's tag");
+    }
+}
+
+/// Runs the special job `s` inside batches of good jobs (several lane counts and positions,
+/// the batch and the sequential path) and alone through the single path: it must give `want`
+/// every time, and every good job its reference output.
+fn check_in_batch(alg: Algorithm, op: Op, s: &Special, want: &Want, what: &str) {
+    let g = good(alg, op);
+    let key = AesKey::new(&s.key).unwrap();
+    let case = Case {
+        alg,
+        op,
+        good: &g,
+        special: s,
+        key: &key,
+        want,
+        what,
+    };
+    for (lanes, pos) in RUNS {
+        run_special_in_batch(&case, &engine(lanes), pos, How::Batch);
+    }
+    let e = engine(Some(4));
+    run_special_in_batch(&case, &e, 3, How::Sequential);
+    let (mut sbuf, mut stag) = s.buffers();
+    let initial = sbuf.clone();
+    let r = e.process_one(alg, op, s.job(&key, &mut sbuf, &mut stag));
+    let ctx = format!("{what} ({alg} {op}, single path)");
+    check_special(&r, &sbuf, &initial, &stag, want, &ctx);
+}
+
+// ---------------------------------------------------------------------------------------
+// the tests
+
+#[test]
+fn wrong_iv_length() {
+    for &alg in Algorithm::ALL {
+        for op in OPS {
+            let lens: &[usize] = if alg.iv_len() == 16 {
+                &[0, 1, 8, 12, 15, 17, 24, 32]
+            } else {
+                &[1, 12, 16]
+            };
+            for &got in lens {
+                let mut s = Special::valid(alg, op, 48);
+                s.iv = bytes(5, got);
+                let want = Want::err(Error::InvalidIvLength {
+                    expected: alg.iv_len(),
+                    got,
+                });
+                check_in_batch(alg, op, &s, &want, &format!("IV of {got} bytes"));
+            }
+        }
+    }
+}
+
+#[test]
+fn not_a_whole_number_of_blocks() {
+    let cases = [
+        (Algorithm::AesEcb, Op::Encrypt),
+        (Algorithm::AesEcb, Op::Decrypt),
+        (Algorithm::AesCbc, Op::Encrypt),
+        (Algorithm::AesCbc, Op::Decrypt),
+        (Algorithm::AesCbcPkcs7, Op::Decrypt),
+    ];
+    for (alg, op) in cases {
+        assert!(alg.needs_whole_blocks(op));
+        for len in [1, 15, 17, 31, 33, 1501] {
+            let mut s = Special::valid(alg, op, 0);
+            // In place.
+            s.data = SData::InPlace {
+                buf: bytes(6, len),
+                len,
+            };
+            let want = Want::err(Error::NotBlockMultiple { len });
+            check_in_batch(alg, op, &s, &want, &format!("{len}-byte input, in place"));
+            // In place, message shorter than the buffer.
+            s.data = SData::InPlace {
+                buf: bytes(6, len + 40),
+                len,
+            };
+            check_in_batch(
+                alg,
+                op,
+                &s,
+                &want,
+                &format!("{len}-byte input in a bigger buffer"),
+            );
+            // Out of place, with plenty of output room.
+            s.data = SData::Copy {
+                input: bytes(6, len),
+                out: len + 32,
+            };
+            check_in_batch(alg, op, &s, &want, &format!("{len}-byte input, copy"));
+        }
+    }
+    // The modes that take any length accept the same inputs.
+    for alg in [
+        Algorithm::AesCtr,
+        Algorithm::AesCfb128,
+        Algorithm::AesOfb,
+        Algorithm::AesCbcPkcs7,
+    ] {
+        assert!(!alg.needs_whole_blocks(Op::Encrypt), "{alg}");
+    }
+}
+
+#[test]
+fn output_buffer_too_short() {
+    for &alg in Algorithm::ALL {
+        if alg.is_mac() {
+            continue;
+        }
+        for op in OPS {
+            for len in [16usize, 48, 50, 1500] {
+                if alg.needs_whole_blocks(op) && len % 16 != 0 {
+                    continue;
+                }
+                let base = Special::valid(alg, op, len);
+                let SData::InPlace { buf, len: in_len } = &base.data else {
+                    unreachable!()
+                };
+                let input = buf[..*in_len].to_vec();
+                let needed = alg.output_len(op, input.len());
+                // Out of place: one byte short, and no output at all.
+                for got in [needed - 1, 0] {
+                    let mut s = base.clone();
+                    s.data = SData::Copy {
+                        input: input.clone(),
+                        out: got,
+                    };
+                    let want = Want::err(Error::OutputTooShort { needed, got });
+                    check_in_batch(alg, op, &s, &want, &format!("copy into {got} of {needed}"));
+                }
+                // PKCS#7 encryption: an output as long as the input has no room for padding.
+                if alg == Algorithm::AesCbcPkcs7 && op == Op::Encrypt {
+                    let mut s = base.clone();
+                    s.data = SData::Copy {
+                        input: input.clone(),
+                        out: input.len(),
+                    };
+                    let want = Want::err(Error::OutputTooShort {
+                        needed,
+                        got: input.len(),
+                    });
+                    check_in_batch(alg, op, &s, &want, "PKCS#7 copy without padding room");
+                }
+                // In place with len > buf.len(): the message is not even there. (PKCS#7
+                // encryption, whose `needed` differs from `len`, has its own test below.)
+                if alg == Algorithm::AesCbcPkcs7 && op == Op::Encrypt {
+                    continue;
+                }
+                let mut s = base.clone();
+                s.data = SData::InPlace {
+                    buf: input[..input.len() - 1].to_vec(),
+                    len: input.len(),
+                };
+                let want = Want::err(Error::OutputTooShort {
+                    needed: input.len(),
+                    got: input.len() - 1,
+                });
+                check_in_batch(alg, op, &s, &want, "in place, len > buf.len()");
+                // Data::Input has no output at all.
+                let mut s = base.clone();
+                s.data = SData::Input(input.clone());
+                let want = Want::err(Error::OutputTooShort { needed, got: 0 });
+                check_in_batch(alg, op, &s, &want, "Data::Input for a cipher");
+            }
+        }
+    }
+}
+
+/// `Error::OutputTooShort::needed` is documented as what "the mode produces for this input";
+/// for PKCS#7 encryption in place with `len > buf.len()` that is the padded length.
+#[test]
+fn output_too_short_in_place_pkcs7_reports_padded_length() {
+    let alg = Algorithm::AesCbcPkcs7;
+    let mut s = Special::valid(alg, Op::Encrypt, 48);
+    s.data = SData::InPlace {
+        buf: bytes(8, 32),
+        len: 48,
+    };
+    let want = Want::err(Error::OutputTooShort {
+        needed: alg.output_len(Op::Encrypt, 48),
+        got: 32,
+    });
+    check_in_batch(
+        alg,
+        Op::Encrypt,
+        &s,
+        &want,
+        "PKCS#7 in place, len 48 > buf 32",
+    );
+}
+
+/// A MAC's message is `buf[..len]` for `Data::InPlace`; with `len > buf.len()` the message
+/// is not there, so the job must fail rather than authenticate a prefix of it.
+#[test]
+fn cmac_in_place_len_past_buffer_is_an_error() {
+    let key = AesKey::new(&bytes(1, 16)).unwrap();
+    let e = engine(None);
+    let mut buf = bytes(2, 32);
+    let mut tag = [0u8; 16];
+    let r = e.process_one(
+        Algorithm::AesCmac,
+        Op::Encrypt,
+        Job::new(
+            &key,
+            Data::InPlace {
+                buf: &mut buf,
+                len: 48,
+            },
+        )
+        .with_tag(Tag::Out(&mut tag)),
+    );
+    assert!(
+        r.is_err(),
+        "CMAC over Data::InPlace {{ 32-byte buf, len: 48 }} gave {r:?} (tag {}, which is the \
+         tag of the 32-byte prefix: {})",
+        hex::encode(tag),
+        tag == reference_cmac(&bytes(1, 16), &buf)
+    );
+    // Verification must not accept the prefix's tag for the longer message either.
+    let prefix_tag = reference_cmac(&bytes(1, 16), &buf);
+    let r = e.process_one(
+        Algorithm::AesCmac,
+        Op::Decrypt,
+        Job::new(
+            &key,
+            Data::InPlace {
+                buf: &mut buf,
+                len: 48,
+            },
+        )
+        .with_tag(Tag::In(&prefix_tag)),
+    );
+    assert!(
+        r.is_err(),
+        "CMAC verify of a 48-byte message in a 32-byte buffer gave {r:?}"
+    );
+}
+
+/// Ciphertexts whose PKCS#7 padding is wrong in every way: all give `InvalidPadding` (one
+/// kind, no detail) with the output zeroed, in place and out of place.
+#[test]
+fn bad_pkcs7_padding() {
+    let alg = Algorithm::AesCbcPkcs7;
+    let key = bytes(11, 24);
+    let iv = bytes(12, 16);
+    // (description, full padded plaintext).
+    let mut cases: Vec<(String, Vec<u8>)> = Vec::new();
+    for blocks in [1usize, 2, 5] {
+        let body = bytes(13 + blocks as u64, 16 * blocks);
+        let with_last = |f: &dyn Fn(&mut [u8])| {
+            let mut p = body.clone();
+            let n = p.len();
+            f(&mut p[n - 16..]);
+            p
+        };
+        for v in [0u8, 17, 0x20, 0x80, 0xff] {
+            cases.push((
+                format!("{blocks} blocks, last byte {v:#04x}"),
+                with_last(&|b| b[15] = v),
+            ));
+        }
+        // Inconsistent padding bytes: the count is in range but a padding byte differs.
+        for (v, at, other) in [
+            (2u8, 14usize, 3u8),
+            (2, 14, 0),
+            (5, 11, 4),
+            (8, 9, 0),
+            (16, 0, 15),
+            (16, 7, 0x10 ^ 0x80),
+            (15, 1, 14),
+        ] {
+            cases.push((
+                format!("{blocks} blocks, pad {v} with byte {at} = {other}"),
+                with_last(&|b| {
+                    for x in &mut b[16 - v as usize..] {
+                        *x = v;
+                    }
+                    b[at] = other;
+                }),
+            ));
+        }
+        // ANSI X.923 / ISO 7816-4 style paddings.
+        cases.push((
+            format!("{blocks} blocks, X.923 padding"),
+            with_last(&|b| {
+                b[10..15].fill(0);
+                b[15] = 6;
+            }),
+        ));
+        cases.push((
+            format!("{blocks} blocks, ISO 7816-4 padding"),
+            with_last(&|b| {
+                b[10] = 0x80;
+                b[11..].fill(0);
+            }),
+        ));
+    }
+    for (what, padded) in &cases {
+        let ct = cbc_raw_encrypt(&key, &iv, padded);
+        assert!(
+            reference(alg, Op::Decrypt, &key, &iv, &ct).is_none(),
+            "{what}: RustCrypto agrees the padding is bad"
+        );
+        let mut s = Special::valid(alg, Op::Decrypt, 0);
+        s.key = key.clone();
+        s.iv = iv.clone();
+        // In place: the whole buffer (the ciphertext) is zeroed; room past it is untouched.
+        s.data = SData::InPlace {
+            buf: [&ct[..], &[SENTINEL; 7]].concat(),
+            len: ct.len(),
+        };
+        let mut zeroed = vec![0u8; ct.len()];
+        zeroed.extend_from_slice(&[SENTINEL; 7]);
+        let want = Want {
+            result: Err(Error::InvalidPadding),
+            buf: Some(zeroed.clone()),
+            tag: None,
+        };
+        check_in_batch(alg, Op::Decrypt, &s, &want, &format!("{what}, in place"));
+        // Out of place.
+        s.data = SData::Copy {
+            input: ct.clone(),
+            out: ct.len() + 7,
+        };
+        check_in_batch(alg, Op::Decrypt, &s, &want, &format!("{what}, copy"));
+    }
+    // An empty ciphertext has no padding at all.
+    let mut s = Special::valid(alg, Op::Decrypt, 0);
+    s.data = SData::InPlace {
+        buf: Vec::new(),
+        len: 0,
+    };
+    let want = Want::err(Error::InvalidPadding);
+    check_in_batch(alg, Op::Decrypt, &s, &want, "empty ciphertext");
+    s.data = SData::Copy {
+        input: Vec::new(),
+        out: 16,
+    };
+    check_in_batch(alg, Op::Decrypt, &s, &want, "empty ciphertext, copy");
+
+    // Sanity: the boundary paddings are accepted (1 and 16 bytes, in one and two blocks).
+    for (pt_len, blocks) in [(15usize, 1usize), (0, 1), (31, 2), (16, 2)] {
+        let msg = bytes(20, pt_len);
+        let ct = reference(alg, Op::Encrypt, &key, &iv, &msg).unwrap();
+        assert_eq!(ct.len(), 16 * blocks);
+        let mut s = Special::valid(alg, Op::Decrypt, 0);
+        s.key = key.clone();
+        s.iv = iv.clone();
+        s.data = SData::Copy {
+            input: ct.clone(),
+            out: ct.len(),
+        };
+        let k = AesKey::new(&key).unwrap();
+        let (mut buf, mut tag) = s.buffers();
+        let r = engine(None).process_one(alg, Op::Decrypt, s.job(&k, &mut buf, &mut tag));
+        assert_eq!(
+            r,
+            Ok(pt_len),
+            "valid padding of {} bytes",
+            ct.len() - pt_len
+        );
+        assert_eq!(
+            buf[..pt_len],
+            msg[..],
+            "valid padding of {} bytes",
+            ct.len() - pt_len
+        );
+    }
+}
+
+#[test]
+fn zero_length_messages_are_valid_for_every_mode() {
+    for &alg in Algorithm::ALL {
+        for op in OPS {
+            let s = Special::valid(alg, op, 0);
+            let key = s.key.clone();
+            let want = match (alg, op) {
+                (Algorithm::AesCmac, Op::Encrypt) => Want {
+                    result: Ok(0),
+                    buf: None,
+                    tag: Some(reference_cmac(&key, &[]).to_vec()),
+                },
+                (Algorithm::AesCmac, Op::Decrypt) => Want {
+                    result: Ok(0),
+                    buf: None,
+                    tag: None,
+                },
+                (Algorithm::AesCbcPkcs7, Op::Encrypt) => Want {
+                    result: Ok(16),
+                    buf: Some(reference(alg, op, &key, &s.iv, &[]).unwrap()),
+                    tag: None,
+                },
+                // No ciphertext is no padding: the one documented rejection.
+                (Algorithm::AesCbcPkcs7, Op::Decrypt) => {
+                    let mut s = s.clone();
+                    s.data = SData::InPlace {
+                        buf: Vec::new(),
+                        len: 0,
+                    };
+                    let want = Want::err(Error::InvalidPadding);
+                    check_in_batch(alg, op, &s, &want, "empty PKCS#7 ciphertext");
+                    continue;
+                }
+                _ => Want {
+                    result: Ok(0),
+                    buf: None,
+                    tag: None,
+                },
+            };
+            check_in_batch(alg, op, &s, &want, "empty message, in place");
+            if !alg.is_mac() {
+                let mut c = s.clone();
+                c.data = SData::Copy {
+                    input: Vec::new(),
+                    out: alg.output_len(op, 0),
+                };
+                check_in_batch(alg, op, &c, &want, "empty message, copy");
+            }
+        }
+    }
+    // A batch of nothing but empty messages (CTR as the parallel case, CBC-PKCS7 as a chained
+    // one whose output is still a whole block).
+    let key = AesKey::new(&bytes(3, 32)).unwrap();
+    let iv = bytes(4, 16);
+    for lanes in [1, 2, 8, 32] {
+        let e = engine(Some(lanes));
+        let mut bufs = [[0u8; 16]; 10];
+        let mut jobs: Vec<Job<'_>> = bufs
+            .iter_mut()
+            .map(|b| Job::new(&key, Data::InPlace { buf: b, len: 0 }).with_iv(&iv))
+            .collect();
+        let r = e.process(Algorithm::AesCbcPkcs7, Op::Encrypt, &mut jobs);
+        drop(jobs);
+        assert_eq!(r, vec![Ok(16); 10], "lanes {lanes}");
+        let want = reference(Algorithm::AesCbcPkcs7, Op::Encrypt, &bytes(3, 32), &iv, &[]);
+        assert!(
+            bufs.iter().all(|b| Some(b.to_vec()) == want),
+            "lanes {lanes}"
+        );
+        let mut empties = vec![Vec::<u8>::new(); 10];
+        let mut jobs: Vec<Job<'_>> = empties
+            .iter_mut()
+            .map(|b| Job::in_place(&key, b).with_iv(&iv))
+            .collect();
+        let r = e.process(Algorithm::AesCtr, Op::Encrypt, &mut jobs);
+        assert_eq!(r, vec![Ok(0); 10], "lanes {lanes}");
+    }
+}
+
+/// RFC 4493 example 1: CMAC of the empty message, in a batch and alone.
+#[test]
+fn cmac_of_empty_message_matches_rfc4493() {
+    let key_bytes = unhex("2b7e151628aed2a6abf7158809cf4f3c");
+    let tag = unhex("bb1d6929e95937287fa37d129b756746");
+    let mut s = Special::valid(Algorithm::AesCmac, Op::Encrypt, 0);
+    s.key = key_bytes.clone();
+    let want = Want {
+        result: Ok(0),
+        buf: None,
+        tag: Some(tag.clone()),
+    };
+    check_in_batch(
+        Algorithm::AesCmac,
+        Op::Encrypt,
+        &s,
+        &want,
+        "RFC 4493 example 1",
+    );
+    // Truncated to 8 bytes, and verification of the full and the truncated tag.
+    s.tag = STag::Out(8);
+    let want = Want {
+        result: Ok(0),
+        buf: None,
+        tag: Some(tag[..8].to_vec()),
+    };
+    check_in_batch(
+        Algorithm::AesCmac,
+        Op::Encrypt,
+        &s,
+        &want,
+        "RFC 4493 ex. 1, 8 bytes",
+    );
+    for n in [16, 8, 1] {
+        s.tag = STag::In(tag[..n].to_vec());
+        let want = Want {
+            result: Ok(0),
+            buf: None,
+            tag: None,
+        };
+        check_in_batch(
+            Algorithm::AesCmac,
+            Op::Decrypt,
+            &s,
+            &want,
+            "RFC 4493 ex. 1 verify",
+        );
+    }
+    // RFC 4493 examples 2-4 through the single path.
+    let msg = unhex(
+        "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51\
+         30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710",
+    );
+    let key = AesKey::new(&key_bytes).unwrap();
+    for (len, want) in [
+        (16, "070a16b46b4d4144f79bdd9dd04a287c"),
+        (40, "dfa66747de9ae63030ca32611497c827"),
+        (64, "51f0bebf7e3b9d92fc49741779363cfe"),
+    ] {
+        let mut t = [0u8; 16];
+        let r = engine(None).process_one(
+            Algorithm::AesCmac,
+            Op::Encrypt,
+            Job::mac(&key, &msg[..len]).with_tag(Tag::Out(&mut t)),
+        );
+        assert_eq!(r, Ok(0));
+        assert_eq!(hex::encode(t), want, "RFC 4493 example with {len} bytes");
+    }
+}
+
+#[test]
+fn empty_batch_returns_empty_vec() {
+    for &alg in Algorithm::ALL {
+        for op in OPS {
+            for lanes in [None, Some(1), Some(32)] {
+                let e = engine(lanes);
+                let mut none: Vec<Job<'_>> = Vec::new();
+                assert!(e.process(alg, op, &mut none).is_empty(), "{alg} {op}");
+                assert!(e.process(alg, op, &mut []).is_empty(), "{alg} {op}");
+                assert!(
+                    e.process_sequential(alg, op, &mut []).is_empty(),
+                    "{alg} {op}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn cmac_tag_length_out_of_range() {
+    for op in OPS {
+        for got in [0usize, 17, 32] {
+            let mut s = Special::valid(Algorithm::AesCmac, op, 40);
+            s.tag = match op {
+                Op::Encrypt => STag::Out(got),
+                Op::Decrypt => STag::In(vec![0x5a; got]),
+            };
+            let want = Want {
+                result: Err(Error::InvalidTagLength {
+                    got,
+                    min: 1,
+                    max: 16,
+                }),
+                buf: None,
+                tag: Some(vec![0; if op == Op::Encrypt { got } else { 0 }]),
+            };
+            check_in_batch(
+                Algorithm::AesCmac,
+                op,
+                &s,
+                &want,
+                &format!("{got}-byte tag"),
+            );
+        }
+    }
+    assert_eq!(Algorithm::AesCmac.tag_lens(), Some((1, 16, 16)));
+}
+
+#[test]
+fn tag_misuse() {
+    // CMAC: no tag, or a tag of the wrong direction.
+    for (op, tag, what) in [
+        (Op::Encrypt, STag::None, "CMAC generation without a tag"),
+        (Op::Decrypt, STag::None, "CMAC verification without a tag"),
+        (
+            Op::Encrypt,
+            STag::In(vec![0; 16]),
+            "CMAC generation with Tag::In",
+        ),
+        (
+            Op::Decrypt,
+            STag::Out(16),
+            "CMAC verification with Tag::Out",
+        ),
+    ] {
+        let mut s = Special::valid(Algorithm::AesCmac, op, 33);
+        s.tag = tag;
+        let mut want = Want::err(Error::TagMisuse);
+        if let STag::Out(n) = s.tag {
+            want.tag = Some(vec![0; n]); // nothing written
+        }
+        check_in_batch(Algorithm::AesCmac, op, &s, &want, what);
+    }
+    // Plain encryption modes take no tag, in either direction.
+    for &alg in Algorithm::ALL {
+        if alg.is_mac() {
+            continue;
+        }
+        for op in OPS {
+            for tag in [STag::Out(16), STag::In(vec![1; 16]), STag::Out(0)] {
+                let mut s = Special::valid(alg, op, 32);
+                s.tag = tag;
+                let mut want = Want::err(Error::TagMisuse);
+                if let STag::Out(n) = s.tag {
+                    want.tag = Some(vec![0; n]);
+                }
+                let what = format!("{alg} with {:?}", s.tag);
+                check_in_batch(alg, op, &s, &want, &what);
+            }
+        }
+    }
+}
+
+#[test]
+fn associated_data_is_not_supported() {
+    for &alg in Algorithm::ALL {
+        for op in OPS {
+            for ad_len in [1usize, 16, 100] {
+                let mut s = Special::valid(alg, op, 32);
+                s.ad = bytes(9, ad_len);
+                let want = Want::err(Error::AdNotSupported);
+                check_in_batch(alg, op, &s, &want, &format!("{ad_len} bytes of AD"));
+            }
+        }
+    }
+    // An empty AD is no AD.
+    let key = AesKey::new(&bytes(1, 16)).unwrap();
+    let mut buf = bytes(2, 32);
+    let r = engine(None).process_one(
+        Algorithm::AesCtr,
+        Op::Encrypt,
+        Job::in_place(&key, &mut buf).with_iv(&[0; 16]).with_ad(&[]),
+    );
+    assert_eq!(r, Ok(32));
+}
+
+#[test]
+fn wrong_key_length() {
+    for got in [0usize, 1, 8, 15, 17, 20, 23, 25, 31, 33, 40, 48, 64] {
+        let r = AesKey::new(&vec![0x11; got]);
+        assert_eq!(
+            r.as_ref().err(),
+            Some(&Error::InvalidKeyLength { got }),
+            "AesKey::new with {got} bytes"
+        );
+    }
+    for (len, rounds) in [(16, 10), (24, 12), (32, 14)] {
+        let k = AesKey::new(&vec![0x11; len]).unwrap();
+        assert_eq!((k.key_len(), k.rounds()), (len, rounds));
+    }
+}
+
+#[test]
+fn lane_count_out_of_range() {
+    let e = engine(None);
+    for got in [0usize, 33, 64, usize::MAX] {
+        assert_eq!(
+            e.with_lanes(got).err(),
+            Some(Error::InvalidLaneCount { got }),
+            "with_lanes({got})"
+        );
+    }
+    for p in [1, 2, 12, 13, 31, 32] {
+        let e = e.with_lanes(p).unwrap();
+        for &alg in Algorithm::ALL {
+            for op in OPS {
+                assert_eq!(e.lanes(alg, op), p, "{alg} {op}");
+            }
+        }
+    }
+}
+
+/// PKCS#7 encryption in place: `Data::InPlace { buf, len }` with `len < buf.len()` grows the
+/// output into the room; exactly the padded length is enough, one byte less is not.
+#[test]
+fn pkcs7_in_place_needs_room() {
+    let alg = Algorithm::AesCbcPkcs7;
+    for len in [0usize, 1, 15, 16, 17, 31, 32, 47, 100] {
+        let padded = alg.output_len(Op::Encrypt, len);
+        assert_eq!(padded, (len / 16 + 1) * 16);
+        let base = Special::valid(alg, Op::Encrypt, len);
+        let msg = bytes(79, len); // Special::valid's message
+        let ct = reference(alg, Op::Encrypt, &base.key, &base.iv, &msg).unwrap();
+        for extra in [0usize, 1, 16] {
+            let mut s = base.clone();
+            let mut buf = msg.clone();
+            buf.resize(padded + extra, SENTINEL);
+            s.data = SData::InPlace { buf, len };
+            let mut after = ct.clone();
+            after.resize(padded + extra, SENTINEL);
+            let want = Want {
+                result: Ok(padded),
+                buf: Some(after),
+                tag: None,
+            };
+            check_in_batch(alg, Op::Encrypt, &s, &want, &format!("{extra} spare bytes"));
+        }
+        let mut s = base.clone();
+        let mut buf = msg.clone();
+        buf.resize(padded - 1, SENTINEL);
+        s.data = SData::InPlace { buf, len };
+        let want = Want::err(Error::OutputTooShort {
+            needed: padded,
+            got: padded - 1,
+        });
+        check_in_batch(alg, Op::Encrypt, &s, &want, "room one byte short");
+    }
+}
+
+/// One wrong tag in the middle of a verification batch fails only that job.
+#[test]
+fn cmac_verification_failure_in_a_batch() {
+    for len in [0usize, 1, 16, 17, 64, 1000] {
+        for tag_len in [1usize, 4, 12, 16] {
+            let base = Special::valid(Algorithm::AesCmac, Op::Decrypt, len);
+            let STag::In(full) = &base.tag else {
+                unreachable!()
+            };
+            for bit in [0, 7, 8 * tag_len - 1] {
+                let mut s = base.clone();
+                let mut t = full[..tag_len].to_vec();
+                t[bit / 8] ^= 1 << (bit % 8);
+                s.tag = STag::In(t);
+                let want = Want::err(Error::AuthenticationFailed);
+                let what = format!("{len}-byte message, {tag_len}-byte tag, bit {bit} flipped");
+                check_in_batch(Algorithm::AesCmac, Op::Decrypt, &s, &want, &what);
+            }
+            // The tag of another message, and the truncated correct tag (which verifies).
+            let mut s = base.clone();
+            s.tag = STag::In(reference_cmac(&s.key, &bytes(1, len + 1))[..tag_len].to_vec());
+            if s.tag_differs(&full[..tag_len]) {
+                let want = Want::err(Error::AuthenticationFailed);
+                check_in_batch(Algorithm::AesCmac, Op::Decrypt, &s, &want, "other message");
+            }
+            s.tag = STag::In(full[..tag_len].to_vec());
+            let want = Want {
+                result: Ok(0),
+                buf: None,
+                tag: None,
+            };
+            check_in_batch(Algorithm::AesCmac, Op::Decrypt, &s, &want, "truncated tag");
+        }
+    }
+}
+
+impl Special {
+    fn tag_differs(&self, t: &[u8]) -> bool {
+        !matches!(&self.tag, STag::In(x) if x[..] == t[..])
+    }
+}

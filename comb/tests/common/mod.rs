@@ -1,0 +1,167 @@
+//! Helpers shared by the integration tests: RustCrypto reference implementations of every
+//! algorithm, deterministic test bytes, and engine construction.
+
+#![allow(dead_code)] // each test binary uses a different subset
+
+use aes::cipher::block_padding::{NoPadding, Pkcs7};
+use aes::cipher::{
+    BlockCipherDecrypt, BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, KeyInit, KeyIvInit,
+    StreamCipher,
+};
+use comb::{Algorithm, Engine, Op};
+
+/// Runs `$body` with `$C` bound to the RustCrypto AES type for a key of `$key.len()` bytes.
+macro_rules! with_aes {
+    ($key:expr, $C:ident => $body:expr) => {
+        match $key.len() {
+            16 => {
+                type $C = aes::Aes128;
+                $body
+            }
+            24 => {
+                type $C = aes::Aes192;
+                $body
+            }
+            32 => {
+                type $C = aes::Aes256;
+                $body
+            }
+            n => panic!("reference: AES key of {n} bytes"),
+        }
+    };
+}
+
+/// Deterministic pseudo-random bytes (xorshift64*), so that proptest only has to generate and
+/// shrink seeds and lengths, not megabytes of data.
+pub fn bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut s = seed ^ 0x9e37_79b9_7f4a_7c15;
+    if s == 0 {
+        s = 1;
+    }
+    let mut out = Vec::with_capacity(n + 8);
+    while out.len() < n {
+        s ^= s >> 12;
+        s ^= s << 25;
+        s ^= s >> 27;
+        out.extend_from_slice(&s.wrapping_mul(0x2545_f491_4f6c_dd1d).to_le_bytes());
+    }
+    out.truncate(n);
+    out
+}
+
+/// 16 deterministic bytes.
+pub fn block(seed: u64) -> [u8; 16] {
+    bytes(seed, 16).try_into().unwrap()
+}
+
+/// Decodes a hex string (test vectors).
+pub fn unhex(s: &str) -> Vec<u8> {
+    hex::decode(s).expect("valid hex in a test vector")
+}
+
+/// The RustCrypto result of `alg`/`op` on `input` (not for CMAC, see [`reference_cmac`]).
+/// `None` means the reference rejected the input: bad PKCS#7 padding (or an input that is not
+/// a whole number of blocks for a mode that needs them).
+pub fn reference(alg: Algorithm, op: Op, key: &[u8], iv: &[u8], input: &[u8]) -> Option<Vec<u8>> {
+    if alg.needs_whole_blocks(op) && input.len() % 16 != 0 {
+        return None;
+    }
+    match alg {
+        Algorithm::AesEcb => with_aes!(key, C => {
+            let c = C::new_from_slice(key).unwrap();
+            let mut out = input.to_vec();
+            for chunk in out.chunks_exact_mut(16) {
+                let b: &mut aes::Block = chunk.try_into().unwrap();
+                match op {
+                    Op::Encrypt => c.encrypt_block(b),
+                    Op::Decrypt => c.decrypt_block(b),
+                }
+            }
+            Some(out)
+        }),
+        Algorithm::AesCbc => with_aes!(key, C => match op {
+            Op::Encrypt => Some(
+                cbc::Encryptor::<C>::new_from_slices(key, iv)
+                    .unwrap()
+                    .encrypt_padded_vec::<NoPadding>(input),
+            ),
+            Op::Decrypt => cbc::Decryptor::<C>::new_from_slices(key, iv)
+                .unwrap()
+                .decrypt_padded_vec::<NoPadding>(input)
+                .ok(),
+        }),
+        Algorithm::AesCbcPkcs7 => with_aes!(key, C => match op {
+            Op::Encrypt => Some(
+                cbc::Encryptor::<C>::new_from_slices(key, iv)
+                    .unwrap()
+                    .encrypt_padded_vec::<Pkcs7>(input),
+            ),
+            Op::Decrypt => {
+                if input.is_empty() {
+                    return None;
+                }
+                cbc::Decryptor::<C>::new_from_slices(key, iv)
+                    .unwrap()
+                    .decrypt_padded_vec::<Pkcs7>(input)
+                    .ok()
+            }
+        }),
+        Algorithm::AesCtr => with_aes!(key, C => {
+            let mut out = input.to_vec();
+            ctr::Ctr128BE::<C>::new_from_slices(key, iv)
+                .unwrap()
+                .apply_keystream(&mut out);
+            Some(out)
+        }),
+        Algorithm::AesCfb128 => with_aes!(key, C => {
+            let mut out = input.to_vec();
+            match op {
+                Op::Encrypt => cfb_mode::Encryptor::<C>::new_from_slices(key, iv)
+                    .unwrap()
+                    .encrypt(&mut out),
+                Op::Decrypt => cfb_mode::Decryptor::<C>::new_from_slices(key, iv)
+                    .unwrap()
+                    .decrypt(&mut out),
+            }
+            Some(out)
+        }),
+        Algorithm::AesOfb => with_aes!(key, C => {
+            let mut out = input.to_vec();
+            ofb::Ofb::<C>::new_from_slices(key, iv)
+                .unwrap()
+                .apply_keystream(&mut out);
+            Some(out)
+        }),
+        Algorithm::AesCmac => panic!("reference(): use reference_cmac for CMAC"),
+        other => panic!("reference(): no reference for {other}"),
+    }
+}
+
+/// The full 16-byte RustCrypto CMAC tag of `msg`.
+pub fn reference_cmac(key: &[u8], msg: &[u8]) -> [u8; 16] {
+    use cmac::Mac;
+    with_aes!(key, C => {
+        let mut m = <cmac::Cmac<C> as KeyInit>::new_from_slice(key).unwrap();
+        m.update(msg);
+        let tag = m.finalize().into_bytes();
+        let mut out = [0u8; 16];
+        out.copy_from_slice(&tag);
+        out
+    })
+}
+
+/// CBC without padding, for building ciphertexts with chosen (bad) padding.
+pub fn cbc_raw_encrypt(key: &[u8], iv: &[u8], input: &[u8]) -> Vec<u8> {
+    reference(Algorithm::AesCbc, Op::Encrypt, key, iv, input).unwrap()
+}
+
+/// The engine with a lane override (`None`: the backend's default).
+pub fn engine(lanes: Option<usize>) -> Engine {
+    let e = Engine::new().expect("these tests need an AES-NI CPU");
+    match lanes {
+        Some(p) => e.with_lanes(p).expect("lane count in 1..=32"),
+        None => e,
+    }
+}
+
+pub const OPS: [Op; 2] = [Op::Encrypt, Op::Decrypt];
