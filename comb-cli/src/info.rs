@@ -3,7 +3,7 @@
 //! operation, with whether the operation is chained (comb-scheduled) or parallel inside a
 //! message.
 
-use comb::{Algorithm, Backend, CpuFeatures, Engine, Op};
+use comb::{Algorithm, Backend, CpuFeatures, Engine, Op, Tuning};
 use serde::Serialize;
 use std::process::ExitCode;
 
@@ -28,6 +28,10 @@ struct Info {
     backend_error: Option<String>,
     /// Every backend this build knows.
     backends: Vec<BackendInfo>,
+    /// The `comb tune` file the engine reads lane counts from, and its state.
+    tuning_file: Option<String>,
+    /// `"absent"`, `"loaded"` or `"ignored: <reason>"`.
+    tuning_state: String,
     algorithms: Vec<AlgInfo>,
 }
 
@@ -97,6 +101,12 @@ fn gather() -> Info {
                 supported: b.is_supported(&features),
             })
             .collect(),
+        tuning_file: Tuning::path().map(|p| p.display().to_string()),
+        tuning_state: match Tuning::load() {
+            Ok(None) => "absent".to_string(),
+            Ok(Some(_)) => "loaded".to_string(),
+            Err(e) => format!("ignored: {e}"),
+        },
         algorithms,
     }
 }
@@ -137,7 +147,11 @@ fn print_text(info: &Info) {
     if info.algorithms.is_empty() {
         return;
     }
-    println!("default lanes (P) per algorithm and operation:");
+    match &info.tuning_file {
+        Some(p) => println!("tuning file: {p} ({})", info.tuning_state),
+        None => println!("tuning file: none (no home directory)"),
+    }
+    println!("lanes (P) per algorithm and operation:");
     println!("  {:<15} {:<22} decrypt", "algorithm", "encrypt");
     let cell = |o: &OpInfo| {
         format!(
