@@ -361,7 +361,13 @@ fn prepare<'b>(
             got: io.out_cap,
         });
     }
-    out.push(Prepared {
+    // Written in place into the vector's spare capacity: built as a temporary and pushed, the
+    // ~100-byte struct was copied with 16-byte loads straight after its 8-byte field stores,
+    // a store-forwarding stall that measured 15% of a batch of 48-byte CBC messages.
+    if out.len() == out.capacity() {
+        out.reserve(1);
+    }
+    out.spare_capacity_mut()[0].write(Prepared {
         lane: ChainLane {
             io,
             chain: iv,
@@ -371,5 +377,8 @@ fn prepare<'b>(
         tag,
         index,
     });
+    // SAFETY: capacity > len (reserved above), and the element at index len was just
+    // initialised by `write`.
+    unsafe { out.set_len(out.len() + 1) };
     Ok(())
 }
