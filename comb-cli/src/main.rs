@@ -11,7 +11,11 @@ mod kat;
 mod vectors;
 
 #[derive(Parser, Debug)]
-#[command(name = "comb", version, about = "Batched AES modes of operation (comb scheduler)")]
+#[command(
+    name = "comb",
+    version,
+    about = "Batched AES modes of operation (comb scheduler)"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -1,0 +1,414 @@
+//! What gets measured: an *engine* runs one call (a whole batch) of one algorithm.
+//!
+//! [`BenchEngine`] is the plug-in point. `sequential` (our single-message path, message after
+//! message) and `comb` (our batch path) live here; the anchors `openssl`, `ipsec-mb` and
+//! `rustcrypto` plug in behind the cargo feature `anchors` (see `anchors.rs`). An engine sees
+//! only plain bytes ([`Batch`]), so an implementation on top of a C library needs nothing of
+//! ours but the algorithm ID.
+//!
+//! Before anything is timed every engine's output is compared byte for byte with the
+//! `sequential` engine's ([`verify`]).
+
+use super::buffers::Buffers;
+use super::workload::{round_len, Rng};
+use comb::{AesKey, Algorithm, Engine, Job, Op, Tag};
+
+/// Engines built into every `comb`.
+pub const BUILTIN: &[&str] = &["sequential", "comb"];
+
+/// Engines provided by the `anchors` feature (crate `comb-anchors`).
+pub const ANCHORS: &[&str] = &["openssl", "ipsec-mb", "rustcrypto"];
+
+/// The data of one call: input `i` of `data` (with `ivs[i]`) is processed into output `i`
+/// (cipher modes) or `tags[i]` (MACs: written on encrypt, checked on decrypt).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Batch {
+    pub data: Buffers,
+    pub ivs: Vec<[u8; 16]>,
+    pub tags: Vec<[u8; 16]>,
+    /// Bytes written per message (the plaintext length for PKCS#7 decryption).
+    pub out_lens: Vec<usize>,
+}
+
+impl Batch {
+    /// A zeroed batch with inputs of `in_lens` bytes and outputs of `out_lens` bytes.
+    pub fn new(in_lens: &[usize], out_lens: &[usize]) -> Batch {
+        let n = in_lens.len();
+        Batch {
+            data: Buffers::new(in_lens, out_lens),
+            ivs: vec![[0u8; 16]; n],
+            tags: vec![[0u8; 16]; n],
+            out_lens: vec![0; n],
+        }
+    }
+
+    /// Input bytes of one call: the denominator of cycles per byte.
+    pub fn bytes(&self) -> u64 {
+        self.data.bytes()
+    }
+}
+
+/// A way to run batches of an algorithm (`--engines NAME`).
+pub trait BenchEngine {
+    /// The name used on the command line and in the results.
+    fn name(&self) -> &str;
+
+    /// Whether this engine implements `alg`/`op` (an anchor may lack some modes).
+    fn supports(&self, alg: Algorithm, op: Op) -> bool;
+
+    /// Whether a lane count means something for this engine (sweeps skip it otherwise).
+    fn has_lanes(&self) -> bool;
+
+    /// The lane count used for `alg`/`op` when `lanes` is `None` (its default).
+    fn default_lanes(&self, alg: Algorithm, op: Op) -> Option<usize>;
+
+    /// Untimed setup for one configuration: key expansion, contexts, the lane count.
+    fn prepare(
+        &self,
+        alg: Algorithm,
+        op: Op,
+        key: &[u8],
+        lanes: Option<usize>,
+    ) -> Result<Box<dyn Prepared>, String>;
+}
+
+/// A configured engine: one [`Prepared::run`] is one timed call.
+///
+/// A configuration cycles through a small pool of batches; `slot` says which one a call is
+/// for, so an engine that keeps its own copy of each batch (an anchor library with its own
+/// buffers) can set it up once in [`Prepared::load`], outside the timed region.
+pub trait Prepared {
+    /// Untimed: get ready to process `batch` as pool slot `slot` (nothing by default).
+    fn load(&mut self, _slot: usize, _batch: &Batch) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// One timed call: processes every message of slot `slot` (whose data is `batch`);
+    /// `false` if any message failed.
+    fn run(&mut self, slot: usize, batch: &mut Batch) -> bool;
+
+    /// Untimed: puts slot `slot`'s results into `batch` (outputs, tags, output lengths) for
+    /// verification; nothing to do for engines that write into `batch` directly.
+    fn collect(&self, _slot: usize, _batch: &mut Batch) {}
+}
+
+/// Looks an engine up by name.
+pub fn by_name(name: &str) -> Result<Box<dyn BenchEngine>, String> {
+    match name {
+        "sequential" => Ok(Box::new(Ours::new(false)?)),
+        "comb" => Ok(Box::new(Ours::new(true)?)),
+        anchor if ANCHORS.contains(&anchor) => anchor_by_name(anchor),
+        other => Err(format!(
+            "unknown engine {other:?} (engines: {}, and with the anchors feature: {})",
+            BUILTIN.join(", "),
+            ANCHORS.join(", ")
+        )),
+    }
+}
+
+#[cfg(feature = "anchors")]
+fn anchor_by_name(name: &str) -> Result<Box<dyn BenchEngine>, String> {
+    super::anchors::by_name(name)
+}
+
+#[cfg(not(feature = "anchors"))]
+fn anchor_by_name(name: &str) -> Result<Box<dyn BenchEngine>, String> {
+    Err(format!(
+        "engine {name:?} is an anchor, and this comb was built without the anchors feature \
+         (rebuild with `cargo build --release -p comb-cli --features anchors`)"
+    ))
+}
+
+/// Our two engines: the single-message path over the batch, or the batch path.
+struct Ours {
+    engine: Engine,
+    batch_path: bool,
+}
+
+impl Ours {
+    fn new(batch_path: bool) -> Result<Ours, String> {
+        Ok(Ours {
+            engine: Engine::new().map_err(|e| e.to_string())?,
+            batch_path,
+        })
+    }
+}
+
+impl BenchEngine for Ours {
+    fn name(&self) -> &str {
+        if self.batch_path {
+            "comb"
+        } else {
+            "sequential"
+        }
+    }
+
+    fn supports(&self, _alg: Algorithm, _op: Op) -> bool {
+        true
+    }
+
+    fn has_lanes(&self) -> bool {
+        self.batch_path
+    }
+
+    fn default_lanes(&self, alg: Algorithm, op: Op) -> Option<usize> {
+        self.batch_path.then(|| self.engine.lanes(alg, op))
+    }
+
+    fn prepare(
+        &self,
+        alg: Algorithm,
+        op: Op,
+        key: &[u8],
+        lanes: Option<usize>,
+    ) -> Result<Box<dyn Prepared>, String> {
+        let engine = match lanes {
+            Some(p) if self.batch_path => self.engine.with_lanes(p).map_err(|e| e.to_string())?,
+            _ => self.engine,
+        };
+        Ok(Box::new(OursPrepared {
+            engine,
+            key: AesKey::new(key).map_err(|e| e.to_string())?,
+            alg,
+            op,
+            batch_path: self.batch_path,
+        }))
+    }
+}
+
+struct OursPrepared {
+    engine: Engine,
+    key: AesKey,
+    alg: Algorithm,
+    op: Op,
+    batch_path: bool,
+}
+
+impl Prepared for OursPrepared {
+    fn run(&mut self, _slot: usize, b: &mut Batch) -> bool {
+        let key = &self.key;
+        let mut jobs: Vec<Job<'_>> = Vec::with_capacity(b.data.len());
+        if self.alg.is_mac() {
+            for (m, t) in b.data.inputs().zip(b.tags.iter_mut()) {
+                let tag = match self.op {
+                    Op::Encrypt => Tag::Out(&mut t[..]),
+                    Op::Decrypt => Tag::In(&t[..]),
+                };
+                jobs.push(Job::mac(key, m).with_tag(tag));
+            }
+        } else {
+            let with_iv = self.alg.iv_len() > 0;
+            for ((m, o), iv) in b.data.io_mut().zip(&b.ivs) {
+                let job = Job::copy(key, m, o);
+                jobs.push(if with_iv { job.with_iv(iv) } else { job });
+            }
+        }
+        let results = if self.batch_path {
+            self.engine.process(self.alg, self.op, &mut jobs)
+        } else {
+            self.engine.process_sequential(self.alg, self.op, &mut jobs)
+        };
+        let mut ok = true;
+        for (r, n) in results.iter().zip(b.out_lens.iter_mut()) {
+            match r {
+                Ok(len) => *n = *len,
+                Err(_) => ok = false,
+            }
+        }
+        ok
+    }
+}
+
+/// Builds the batches of one configuration from raw lengths: lengths rounded for the mode,
+/// random data and IVs from `seed`. Decryption inputs are made valid where validity matters:
+/// PKCS#7 ciphertexts are encryptions of random plaintexts one byte shorter, and CMAC
+/// verification gets the right tags.
+pub fn build_batches(
+    alg: Algorithm,
+    op: Op,
+    key: &[u8],
+    raw: &[Vec<usize>],
+    seed: u64,
+) -> Result<Vec<Batch>, String> {
+    let mut rng = Rng::new(seed ^ 0x6461_7461); // "data"
+    let mut out = Vec::with_capacity(raw.len());
+    for lens in raw {
+        let lens: Vec<usize> = lens.iter().map(|&l| round_len(alg, op, l)).collect();
+        let outs: Vec<usize> = lens.iter().map(|&l| alg.output_len(op, l)).collect();
+        let mut b = Batch::new(&lens, &outs);
+        for i in 0..lens.len() {
+            rng.fill(b.data.input_mut(i));
+            rng.fill(&mut b.ivs[i]);
+            if alg == Algorithm::AesCtr {
+                // Keep the low 32 bits of the counter from wrapping inside a message: the
+                // 128-bit counter does not care, but intel-ipsec-mb increments 32 bits only.
+                b.ivs[i][12] &= 0x7f;
+            }
+        }
+        let needs_valid_input =
+            (alg == Algorithm::AesCbcPkcs7 || alg.is_mac()) && op == Op::Decrypt;
+        if needs_valid_input {
+            // Make the inputs with the encrypt direction of the sequential engine: PKCS#7 of
+            // len - 1 bytes is exactly len bytes.
+            let plain: Vec<usize> = if alg.is_mac() {
+                lens.clone()
+            } else {
+                lens.iter().map(|&l| l - 1).collect()
+            };
+            let ct: Vec<usize> = plain
+                .iter()
+                .map(|&l| alg.output_len(Op::Encrypt, l))
+                .collect();
+            let mut enc = Batch::new(&plain, &ct);
+            for (i, &n) in plain.iter().enumerate() {
+                enc.data.input_mut(i).copy_from_slice(&b.data.input(i)[..n]);
+            }
+            enc.ivs.clone_from(&b.ivs);
+            let mut p = Ours::new(false)?.prepare(alg, Op::Encrypt, key, None)?;
+            if !p.run(0, &mut enc) {
+                return Err(format!("{}: preparing decryption inputs failed", alg.id()));
+            }
+            if alg.is_mac() {
+                b.tags = enc.tags;
+            } else {
+                for i in 0..lens.len() {
+                    b.data.input_mut(i).copy_from_slice(enc.data.output(i));
+                }
+            }
+        }
+        out.push(b);
+    }
+    Ok(out)
+}
+
+/// Runs `engine` once over copies of `batches` and compares every output byte, output length
+/// and tag with the `sequential` engine's. Errors name the first difference.
+pub fn verify(
+    engine: &mut dyn Prepared,
+    engine_name: &str,
+    alg: Algorithm,
+    op: Op,
+    key: &[u8],
+    batches: &[Batch],
+) -> Result<(), String> {
+    let mut reference = Ours::new(false)?.prepare(alg, op, key, None)?;
+    for (bi, b) in batches.iter().enumerate() {
+        let mut want = b.clone();
+        if !reference.run(bi, &mut want) {
+            return Err(format!(
+                "{}/{op}: the sequential engine rejected a message of the workload",
+                alg.id()
+            ));
+        }
+        engine.load(bi, b)?;
+        let mut got = b.clone();
+        if !engine.run(bi, &mut got) {
+            return Err(format!(
+                "{}/{op}: engine {engine_name} reported an error",
+                alg.id()
+            ));
+        }
+        engine.collect(bi, &mut got);
+        for i in 0..b.data.len() {
+            let n = want.out_lens[i];
+            let (g, w) = (got.data.output(i), want.data.output(i));
+            let same = got.out_lens[i] == n
+                && g[..n.min(g.len())] == w[..n.min(w.len())]
+                && got.tags[i] == want.tags[i];
+            if !same {
+                return Err(format!(
+                    "{}/{op}: engine {engine_name} differs from sequential on message {i} of \
+                     batch {bi} ({} bytes); nothing was timed",
+                    alg.id(),
+                    b.data.input(i).len()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_and_anchor_names() {
+        assert!(by_name("nope").err().unwrap().contains("unknown engine"));
+        #[cfg(not(feature = "anchors"))]
+        for a in ANCHORS {
+            let e = by_name(a).err().unwrap();
+            assert!(e.contains("built without the anchors feature"), "{e}");
+        }
+    }
+
+    // Correctness of the comparison only; nothing is timed.
+    #[test]
+    fn comb_agrees_with_sequential_on_every_mode() {
+        let key = [7u8; 16];
+        let raw = vec![vec![0, 16, 40, 100, 1400, 33], vec![1500, 1, 2, 3]];
+        let comb = by_name("comb").unwrap();
+        for &alg in Algorithm::ALL {
+            for op in [Op::Encrypt, Op::Decrypt] {
+                let batches = build_batches(alg, op, &key, &raw, 1).unwrap();
+                for (b, r) in batches.iter().zip(&raw) {
+                    assert_eq!(b.data.len(), r.len());
+                    if alg.needs_whole_blocks(op) {
+                        assert!(b.data.inputs().all(|m| m.len() % 16 == 0));
+                    }
+                }
+                let mut p = comb.prepare(alg, op, &key, Some(3)).unwrap();
+                verify(p.as_mut(), "comb", alg, op, &key, &batches).unwrap();
+            }
+        }
+    }
+
+    // With the anchors feature: every anchor agrees with the sequential engine wherever it
+    // implements a mode (the same check `comb bench` makes before timing).
+    #[cfg(feature = "anchors")]
+    #[test]
+    fn anchors_agree_with_sequential() {
+        let key = [9u8; 16];
+        let raw = vec![vec![16, 48, 1504, 96], vec![64]];
+        for name in ANCHORS {
+            let Ok(engine) = by_name(name) else { continue };
+            for &alg in Algorithm::ALL {
+                for op in [Op::Encrypt, Op::Decrypt] {
+                    if !engine.supports(alg, op) {
+                        continue;
+                    }
+                    let batches = build_batches(alg, op, &key, &raw, 2).unwrap();
+                    let mut p = engine.prepare(alg, op, &key, None).unwrap();
+                    verify(p.as_mut(), name, alg, op, &key, &batches)
+                        .unwrap_or_else(|e| panic!("{name}: {e}"));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn verify_catches_a_wrong_engine() {
+        struct Broken;
+        impl Prepared for Broken {
+            fn run(&mut self, _slot: usize, b: &mut Batch) -> bool {
+                for ((_, o), n) in b.data.io_mut().zip(b.out_lens.iter_mut()) {
+                    o.fill(0xaa);
+                    *n = o.len();
+                }
+                true
+            }
+        }
+        let key = [1u8; 16];
+        let batches = build_batches(Algorithm::AesCtr, Op::Encrypt, &key, &[vec![32]], 0).unwrap();
+        let e = verify(
+            &mut Broken,
+            "broken",
+            Algorithm::AesCtr,
+            Op::Encrypt,
+            &key,
+            &batches,
+        )
+        .unwrap_err();
+        assert!(e.contains("differs"), "{e}");
+    }
+}

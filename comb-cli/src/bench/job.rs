@@ -1,0 +1,550 @@
+//! What a `comb bench` command measures (the main job, `--paper`, or a custom sweep), and
+//! running it: build and verify every configuration, measure round-robin with a progress
+//! bar, print the tables, write JSON, plots and the report.
+
+use super::engines;
+use super::measure::{self, Measured, Task};
+use super::paper;
+use super::plot::{self, PlotInput};
+use super::report;
+use super::session::{self, Session};
+use super::spec::{self, LaneSpec};
+use super::suite::{self, Common, Sweep};
+use super::table;
+use super::workload::Dist;
+use super::{Args, Options};
+use comb::{Algorithm, Op};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Which kind of run a command is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// `comb bench` with no workload options.
+    Main,
+    /// `comb bench --paper`.
+    Paper,
+    /// Anything else: one sweep of the given lists.
+    Custom,
+}
+
+/// Samples and calls of the main figures (papers' method).
+pub const SAMPLES: usize = 91;
+pub const CALLS: usize = 200;
+/// With `--quick`.
+pub const QUICK_SAMPLES: usize = 31;
+pub const QUICK_CALLS: usize = 100;
+/// Untimed calls before each sample.
+pub const WARMUP: usize = 10;
+/// Messages per call.
+pub const BATCH: usize = 64;
+/// Default fixed lengths.
+pub const LENGTHS: [usize; 5] = [128, 256, 512, 1024, 2048];
+/// Lengths of the cycles-per-byte-against-length plot and the heat map (papers/000 Fig. 3–4).
+pub const PLOT_LENGTHS: [usize; 7] = [32, 64, 128, 256, 512, 1024, 2048];
+
+/// A resolved command.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub kind: Kind,
+    pub quick: bool,
+    pub sweeps: Vec<Sweep>,
+    pub batch: usize,
+    pub samples: usize,
+    pub calls: usize,
+    pub warmup: usize,
+    pub engines: Vec<String>,
+    /// Whether to run papers/001 Table 2 (paper job).
+    pub table2: bool,
+    pub report_dir: Option<PathBuf>,
+}
+
+/// Scales a secondary phase's default by the user's change of the main one.
+fn scaled(base: usize, user: Option<usize>, default: usize, min: usize) -> usize {
+    match user {
+        Some(u) => ((base as f64 * u as f64 / default as f64).round() as usize).max(min),
+        None => base,
+    }
+}
+
+fn resolve_dist(a: &Options) -> Result<Vec<Dist>, String> {
+    let file = |path: &std::path::Path| -> Result<Vec<Dist>, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let lengths =
+            spec::parse_lengths_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        Ok(vec![Dist::File { name, lengths }])
+    };
+    let fixed = |list: &str| -> Result<Vec<Dist>, String> {
+        Ok(spec::parse_lengths(list)?
+            .into_iter()
+            .map(Dist::Fixed)
+            .collect())
+    };
+    match a.dist.as_deref().map(str::trim) {
+        Some("realistic") => {
+            if a.lengths.is_some() || a.lengths_file.is_some() {
+                return Err("--lengths/--lengths-file go with --dist fixed or --dist file".into());
+            }
+            Ok(vec![Dist::Realistic])
+        }
+        Some("fixed") => match &a.lengths {
+            Some(l) => fixed(l),
+            None => Ok(LENGTHS.iter().map(|&n| Dist::Fixed(n)).collect()),
+        },
+        Some("file") => match (&a.lengths_file, &a.lengths) {
+            (Some(p), _) => file(p),
+            (None, Some(l)) => file(std::path::Path::new(l)),
+            (None, None) => Err("--dist file needs --lengths-file FILE".into()),
+        },
+        Some(other) => Err(format!(
+            "unknown --dist {other:?} (realistic, fixed or file)"
+        )),
+        None => match (&a.lengths_file, &a.lengths) {
+            (Some(p), _) => file(p),
+            (None, Some(l)) => match spec::parse_lengths(l) {
+                Ok(v) => Ok(v.into_iter().map(Dist::Fixed).collect()),
+                Err(e) if std::path::Path::new(l).is_file() => {
+                    file(std::path::Path::new(l)).map_err(|f| format!("{e}; {f}"))
+                }
+                Err(e) => Err(e),
+            },
+            (None, None) => Ok(vec![Dist::Realistic]),
+        },
+    }
+}
+
+/// Turns the options into a plan.
+pub fn plan(a: &Options) -> Result<Plan, String> {
+    if ![128, 192, 256].contains(&a.key_bits) {
+        return Err(format!("--key-bits {} (128, 192 or 256)", a.key_bits));
+    }
+    let engines = spec::parse_engines(&a.engines)?;
+    let quick = a.quick;
+    let samples = a
+        .samples
+        .unwrap_or(if quick { QUICK_SAMPLES } else { SAMPLES })
+        .max(1);
+    let calls = a
+        .calls
+        .unwrap_or(if quick { QUICK_CALLS } else { CALLS })
+        .max(1);
+    let warmup = a.warmup.unwrap_or(WARMUP);
+    let batch = a.batch.unwrap_or(BATCH);
+    if batch == 0 {
+        return Err("--batch must be at least 1".into());
+    }
+    let (s_def, c_def) = if quick {
+        (QUICK_SAMPLES, QUICK_CALLS)
+    } else {
+        (SAMPLES, CALLS)
+    };
+    let sc = |base_s: usize, base_c: usize| {
+        (
+            scaled(base_s, a.samples, s_def, 3),
+            scaled(base_c, a.calls, c_def, 5),
+        )
+    };
+    let main = a.alg.is_none()
+        && a.op.is_none()
+        && a.dist.is_none()
+        && a.lengths.is_none()
+        && a.lengths_file.is_none()
+        && a.batch.is_none()
+        && a.lanes.is_none();
+    let kind = if a.paper {
+        Kind::Paper
+    } else if main {
+        Kind::Main
+    } else {
+        Kind::Custom
+    };
+    let chained: Vec<Algorithm> = Algorithm::ALL
+        .iter()
+        .copied()
+        .filter(|a| a.is_chained(Op::Encrypt))
+        .collect();
+    let sweeps = match kind {
+        Kind::Main => {
+            // Quick: the same configurations, fewer samples and calls outside the main table.
+            let (s2, c2) = if quick { sc(21, 50) } else { (samples, calls) };
+
+            let lanes = LaneSpec::List((1..=16).collect());
+            let plot_lengths: Vec<Dist> = PLOT_LENGTHS.iter().map(|&n| Dist::Fixed(n)).collect();
+            let chained_dec: Vec<Algorithm> = Algorithm::ALL
+                .iter()
+                .copied()
+                .filter(|a| a.is_chained(Op::Decrypt))
+                .collect();
+            vec![
+                Sweep {
+                    phase: "modes",
+                    algs: Algorithm::ALL.to_vec(),
+                    ops: vec![Op::Encrypt, Op::Decrypt],
+                    dists: vec![Dist::Realistic],
+                    lanes: LaneSpec::Auto,
+                    engines: None,
+                    samples,
+                    calls,
+                },
+                Sweep {
+                    phase: "lanes",
+                    algs: chained,
+                    ops: vec![Op::Encrypt],
+                    dists: vec![Dist::Realistic],
+                    lanes: lanes.clone(),
+                    engines: Some(vec!["comb"]),
+                    samples: s2,
+                    calls: c2,
+                },
+                Sweep {
+                    phase: "lanes",
+                    algs: chained_dec,
+                    ops: vec![Op::Decrypt],
+                    dists: vec![Dist::Realistic],
+                    lanes: lanes.clone(),
+                    engines: Some(vec!["comb"]),
+                    samples: s2,
+                    calls: c2,
+                },
+                Sweep {
+                    phase: "lengths",
+                    algs: Algorithm::ALL.to_vec(),
+                    ops: vec![Op::Encrypt],
+                    dists: plot_lengths.clone(),
+                    lanes: LaneSpec::Auto,
+                    engines: None,
+                    samples: s2,
+                    calls: c2,
+                },
+                Sweep {
+                    phase: "heatmap",
+                    algs: vec![Algorithm::AesCbc, Algorithm::AesCmac],
+                    ops: vec![Op::Encrypt],
+                    dists: plot_lengths,
+                    lanes,
+                    engines: Some(vec!["comb"]),
+                    samples: s2,
+                    calls: c2,
+                },
+            ]
+        }
+        Kind::Paper => {
+            let (s, c) = if quick { sc(15, 40) } else { (samples, calls) };
+            paper::sweeps(s, c)
+        }
+        Kind::Custom => vec![Sweep {
+            phase: "custom",
+            algs: spec::parse_algs(a.alg.as_deref().unwrap_or("all"))?,
+            ops: spec::parse_ops(a.op.as_deref().unwrap_or("encrypt"))?,
+            dists: resolve_dist(a)?,
+            lanes: LaneSpec::parse(a.lanes.as_deref().unwrap_or("auto"))?,
+            engines: None,
+            samples,
+            calls,
+        }],
+    };
+    let report_dir = match (&a.report, kind, a.no_report) {
+        (_, _, true) => None,
+        (Some(d), _, false) => Some(d.clone()),
+        (None, Kind::Main, false) => Some(PathBuf::from("report")),
+        (None, _, false) => None,
+    };
+    Ok(Plan {
+        kind,
+        quick,
+        sweeps,
+        batch,
+        samples,
+        calls,
+        warmup,
+        engines,
+        table2: kind == Kind::Paper,
+        report_dir,
+    })
+}
+
+fn command_line() -> String {
+    let mut parts = vec!["comb".to_string()];
+    parts.extend(std::env::args().skip(1));
+    parts.join(" ")
+}
+
+/// Runs `comb bench`.
+pub fn run(a: Args) -> Result<ExitCode, String> {
+    let a = *a.opts;
+    let plan = plan(&a)?;
+    let engine_list: Vec<Box<dyn engines::BenchEngine>> = plan
+        .engines
+        .iter()
+        .map(|n| engines::by_name(n))
+        .collect::<Result<_, _>>()?;
+    let backend = comb::Engine::new().map_err(|e| e.to_string())?.backend();
+    let mut notes: Vec<String> = Vec::new();
+    let tuned = match comb::Tuning::load() {
+        Ok(Some(t)) => {
+            let path = comb::Tuning::path()
+                .map(|p| p.display().to_string())
+                .unwrap_or_default();
+            notes.push(format!(
+                "--lanes auto: the library applied the tuning file {path}"
+            ));
+            Some(t)
+        }
+        Ok(None) => None,
+        Err(e) => {
+            notes.push(format!("tuning file ignored by the library: {e}"));
+            None
+        }
+    };
+
+    let session = Session::start(a.cpu, !a.no_gate, plan.warmup, a.seed)?;
+    let common = Common {
+        batch: plan.batch,
+        key_bits: a.key_bits,
+        seed: a.seed,
+        warmup: plan.warmup,
+        engines: engine_list,
+        tuned,
+        backend,
+    };
+
+    // Build and verify everything before timing anything.
+    let mut phases: Vec<(String, Vec<Task>)> = Vec::new();
+    for sweep in &plan.sweeps {
+        let tasks = suite::build(sweep, &common, &mut notes)?;
+        phases.push((sweep.phase.to_string(), tasks));
+    }
+    if plan.table2 {
+        let threads: Vec<usize> = if std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+            >= 2
+        {
+            vec![1, 2]
+        } else {
+            notes.push("papers/001 Table 2: one CPU only, the 2-thread row is skipped".into());
+            vec![1]
+        };
+        let (s, c) = if plan.quick {
+            (15, 40)
+        } else {
+            (plan.samples, plan.calls)
+        };
+        let tasks = paper::table2_tasks(&threads, &session.worker_cpus(2), s, c, plan.warmup)?;
+        phases.push(("paper-t2".into(), tasks));
+    }
+    let configs: usize = phases.iter().map(|p| p.1.len()).sum();
+    let total: u64 = phases
+        .iter()
+        .flat_map(|p| p.1.iter())
+        .map(|t| t.samples as u64)
+        .sum();
+    eprintln!(
+        "comb bench: {configs} configurations verified against the sequential engine; measuring {total} samples \
+         (median of {} × {} calls for the main figures; gate {})",
+        plan.samples,
+        plan.calls,
+        if a.no_gate { "off" } else { "on" }
+    );
+    let mut session = session;
+    let bar = measure::progress(total);
+    let mut results: Vec<Measured> = Vec::new();
+    for (label, tasks) in &mut phases {
+        results.extend(measure::run(tasks, &mut session.gate, &bar, label)?);
+    }
+    bar.finish_and_clear();
+    drop(phases);
+    let machine = session.finish(&mut results, command_line());
+
+    // Tables.
+    let all: Vec<&Measured> = results.iter().collect();
+    let of = |phases: &[&str]| -> Vec<&Measured> {
+        results
+            .iter()
+            .filter(|m| phases.contains(&m.config.phase))
+            .collect()
+    };
+    let mut tables: Vec<(String, table::Table)> = Vec::new();
+    match plan.kind {
+        Kind::Main => {
+            for t in table::modes_tables(&of(&["modes", "lanes"]), &plan.engines) {
+                tables.push(("Sequential against comb".into(), t));
+            }
+            for t in table::lanes_tables(&of(&["modes", "lanes"])) {
+                tables.push(("Lanes".into(), t));
+            }
+        }
+        Kind::Paper => {
+            for t in paper::tables(&all) {
+                tables.push(("Papers".into(), t));
+            }
+            if plan
+                .engines
+                .iter()
+                .any(|e| engines::ANCHORS.contains(&e.as_str()))
+            {
+                for t in table::modes_tables(&of(&["paper-t4"]), &plan.engines) {
+                    tables.push(("Engines".into(), t));
+                }
+            }
+        }
+        Kind::Custom => {
+            for t in table::modes_tables(&all, &plan.engines) {
+                tables.push(("Results".into(), t));
+            }
+            for t in table::lanes_tables(&all) {
+                tables.push(("Lanes".into(), t));
+            }
+        }
+    }
+    println!("{}", session::machine_line(&machine));
+    println!();
+    for (_, t) in &tables {
+        println!("{}", t.text());
+    }
+    let gate = session::gate_line(&machine, &results);
+    println!("{gate}");
+    for n in &notes {
+        println!("note: {n}");
+    }
+
+    // Files.
+    let plot_input = match plan.kind {
+        Kind::Main => PlotInput {
+            lengths: of(&["lengths"]),
+            lanes: of(&["modes", "lanes"]),
+            heat: of(&["heatmap"]),
+            engine_order: plan.engines.clone(),
+        },
+        _ => PlotInput {
+            lengths: all.clone(),
+            lanes: all.clone(),
+            heat: all.clone(),
+            engine_order: plan.engines.clone(),
+        },
+    };
+    if let Some(path) = &a.json {
+        super::output::write_json(path, &machine, &results)?;
+        println!("wrote {}", path.display());
+    }
+    if let Some(dir) = &a.plot {
+        let files = plot::write_all(dir, &plot_input)?;
+        if files.is_empty() {
+            println!("no plots: these results have no length or lane series to draw");
+        } else {
+            println!("wrote {} plots in {}", files.len(), dir.display());
+        }
+    }
+    if let Some(dir) = &plan.report_dir {
+        let files = plot::write_all(dir, &plot_input)?;
+        report::write(dir, &machine, &results, &tables, &files, &gate, &notes)?;
+        println!(
+            "wrote {}/summary.md, results.json and {} plots",
+            dir.display(),
+            files.len()
+        );
+    }
+    println!("took {:.1} s", machine.wall_seconds);
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn plan_of(argv: &[&str]) -> Result<Plan, String> {
+        let cli = Cli::try_parse_from(std::iter::once("bench").chain(argv.iter().copied()))
+            .map_err(|e| e.to_string())?;
+        plan(&cli.args.opts)
+    }
+
+    #[test]
+    fn main_job_and_quick() {
+        let p = plan_of(&[]).unwrap();
+        assert_eq!(p.kind, Kind::Main);
+        assert_eq!(p.report_dir, Some(PathBuf::from("report")));
+        let phases: Vec<&str> = p.sweeps.iter().map(|s| s.phase).collect();
+        assert_eq!(phases, ["modes", "lanes", "lanes", "lengths", "heatmap"]);
+        assert_eq!((p.sweeps[0].samples, p.sweeps[0].calls), (SAMPLES, CALLS));
+        let q = plan_of(&["--quick", "--json", "x.json", "--no-report"]).unwrap();
+        assert_eq!(q.kind, Kind::Main);
+        assert_eq!(q.report_dir, None);
+        assert_eq!(
+            (q.sweeps[0].samples, q.sweeps[0].calls),
+            (QUICK_SAMPLES, QUICK_CALLS)
+        );
+        let e = plan_of(&["--engines", "sequential,comb,openssl"]).unwrap();
+        assert_eq!(e.kind, Kind::Main);
+        assert_eq!(e.engines.len(), 3);
+    }
+
+    #[test]
+    fn custom_sweeps() {
+        let p = plan_of(&[
+            "--alg",
+            "aes-cbc",
+            "--lanes",
+            "1..16",
+            "--dist",
+            "fixed",
+            "--lengths",
+            "2048",
+        ])
+        .unwrap();
+        assert_eq!(p.kind, Kind::Custom);
+        assert_eq!(p.report_dir, None);
+        let s = &p.sweeps[0];
+        assert_eq!(s.algs, vec![Algorithm::AesCbc]);
+        assert_eq!(s.dists, vec![Dist::Fixed(2048)]);
+        assert_eq!(s.lanes, LaneSpec::List((1..=16).collect()));
+        let f = plan_of(&["--dist", "fixed"]).unwrap();
+        assert_eq!(f.sweeps[0].dists.len(), LENGTHS.len());
+        let l = plan_of(&["--lengths", "64,1k"]).unwrap();
+        assert_eq!(l.sweeps[0].dists, vec![Dist::Fixed(64), Dist::Fixed(1024)]);
+        assert_eq!(l.sweeps[0].ops, vec![Op::Encrypt]);
+        assert_eq!(plan_of(&["--op", "both"]).unwrap().sweeps[0].ops.len(), 2);
+    }
+
+    #[test]
+    fn bad_options() {
+        assert!(plan_of(&["--dist", "weird"]).is_err());
+        assert!(plan_of(&["--dist", "realistic", "--lengths", "64"]).is_err());
+        assert!(plan_of(&["--dist", "file"]).is_err());
+        assert!(plan_of(&["--lanes", "0"]).is_err());
+        assert!(plan_of(&["--key-bits", "100"]).is_err());
+        assert!(plan_of(&["--batch", "0"]).is_err());
+        assert!(plan_of(&["--alg", "aes-xts"]).is_err());
+        assert!(plan_of(&["--lengths-file", "/nonexistent/lengths"]).is_err());
+        assert!(
+            plan_of(&["--paper", "--alg", "aes-cbc"]).is_err(),
+            "--paper fixes its own workloads"
+        );
+    }
+
+    #[test]
+    fn paper_plan() {
+        let p = plan_of(&["--paper"]).unwrap();
+        assert_eq!(p.kind, Kind::Paper);
+        assert!(p.table2);
+        assert_eq!(p.sweeps.len(), 2);
+        assert_eq!(p.report_dir, None);
+    }
+
+    #[test]
+    fn scaling_of_secondary_phases() {
+        assert_eq!(scaled(41, None, 91, 3), 41);
+        assert_eq!(scaled(40, Some(10), 200, 5), 5);
+        assert_eq!(scaled(40, Some(400), 200, 5), 80);
+    }
+}

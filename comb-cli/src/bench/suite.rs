@@ -1,0 +1,148 @@
+//! From options to configurations: a [`Sweep`] (algorithms × operations × workloads ×
+//! engines × lane counts) becomes verified, ready-to-time [`Task`]s.
+
+use super::engines::{self, BenchEngine};
+use super::measure::{BatchSampler, Config, LaneSource, Task};
+use super::spec::{mode_key, LaneSpec};
+use super::workload::{Dist, Rng};
+use comb::{Algorithm, Op};
+
+/// Settings shared by every configuration of a run.
+pub struct Common {
+    pub batch: usize,
+    pub key_bits: usize,
+    pub seed: u64,
+    pub warmup: usize,
+    /// The engines of the run, in `--engines` order.
+    pub engines: Vec<Box<dyn BenchEngine>>,
+    /// The tuning file the library applied (`comb tune`), to label `--lanes auto` figures.
+    pub tuned: Option<comb::Tuning>,
+    /// The library backend.
+    pub backend: comb::Backend,
+}
+
+impl Common {
+    /// The key of the run: `key_bits` bits derived from the seed.
+    pub fn key(&self) -> Vec<u8> {
+        let mut k = vec![0u8; self.key_bits / 8];
+        Rng::new(self.seed ^ 0x006b_6579).fill(&mut k); // "key"
+        k
+    }
+}
+
+/// One part of a run: every combination of its lists is a configuration.
+#[derive(Clone, Debug)]
+pub struct Sweep {
+    pub phase: &'static str,
+    pub algs: Vec<Algorithm>,
+    pub ops: Vec<Op>,
+    pub dists: Vec<Dist>,
+    pub lanes: LaneSpec,
+    /// Only these engines of the run (`None`: all of them).
+    pub engines: Option<Vec<&'static str>>,
+    pub samples: usize,
+    pub calls: usize,
+}
+
+impl Sweep {
+    fn takes(&self, engine: &str) -> bool {
+        self.engines.as_ref().is_none_or(|v| v.contains(&engine))
+    }
+}
+
+/// Builds and verifies the tasks of `sweep`. `notes` collects what was skipped.
+pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<Vec<Task>, String> {
+    let key = common.key();
+    let mut tasks = Vec::new();
+    for &alg in &sweep.algs {
+        for &op in &sweep.ops {
+            for dist in &sweep.dists {
+                let raw = dist.batches(common.batch, common.seed);
+                let pool = engines::build_batches(alg, op, &key, &raw, common.seed)?;
+                let messages: usize = pool.iter().map(|b| b.data.len()).sum();
+                let bytes: u64 = pool.iter().map(|b| b.bytes()).sum();
+                let mean_len = bytes as f64 / messages.max(1) as f64;
+                if bytes == 0 {
+                    return Err(format!(
+                        "{} with {}: every message is empty, cycles per byte are undefined",
+                        alg.id(),
+                        dist.label()
+                    ));
+                }
+                for engine in common.engines.iter().filter(|e| sweep.takes(e.name())) {
+                    if !engine.supports(alg, op) {
+                        let note =
+                            format!("{} does not implement {}", engine.name(), mode_key(alg, op));
+                        if !notes.contains(&note) {
+                            notes.push(note);
+                        }
+                        continue;
+                    }
+                    for (lanes, source) in
+                        lane_choices(engine.as_ref(), alg, op, &sweep.lanes, common)
+                    {
+                        let explicit = if source == LaneSource::Explicit {
+                            lanes
+                        } else {
+                            None
+                        };
+                        let mut prepared = engine.prepare(alg, op, &key, explicit)?;
+                        engines::verify(prepared.as_mut(), engine.name(), alg, op, &key, &pool)?;
+                        let mut config = Config::new(
+                            sweep.phase,
+                            alg,
+                            op,
+                            engine.name(),
+                            dist,
+                            common.batch,
+                            lanes,
+                            source,
+                            common.key_bits,
+                        );
+                        config.mean_len = mean_len;
+                        let what =
+                            format!("{} {} {}", mode_key(alg, op), engine.name(), dist.label());
+                        let sampler = BatchSampler::new(prepared, pool.clone(), what)?;
+                        tasks.push(Task::new(
+                            config,
+                            Box::new(sampler),
+                            sweep.samples,
+                            sweep.calls,
+                            common.warmup,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(tasks)
+}
+
+/// The lane counts to measure `engine` with, and where each came from.
+fn lane_choices(
+    engine: &dyn BenchEngine,
+    alg: Algorithm,
+    op: Op,
+    spec: &LaneSpec,
+    common: &Common,
+) -> Vec<(Option<usize>, LaneSource)> {
+    if !engine.has_lanes() {
+        return vec![(None, LaneSource::None)];
+    }
+    match spec {
+        LaneSpec::List(v) => v.iter().map(|&p| (Some(p), LaneSource::Explicit)).collect(),
+        LaneSpec::Auto => {
+            // The library's engine already applies the tuning file; say where P came from.
+            let tuned = common
+                .tuned
+                .as_ref()
+                .is_some_and(|t| t.lanes(common.backend, alg, op).is_some());
+            let source = if tuned {
+                LaneSource::Tuned
+            } else {
+                LaneSource::Default
+            };
+            vec![(engine.default_lanes(alg, op), source)]
+        }
+    }
+}
