@@ -16,6 +16,22 @@ pub fn dbl(b: &Block) -> Block {
     ((v << 1) ^ (carry & 0x87)).to_be_bytes()
 }
 
+/// Whether the first `expected.len()` (1..=16) bytes of `computed` equal `expected`, in
+/// constant time: both sides zero-padded to one 128-bit word and compared with `subtle`'s
+/// word comparison (a xor and a mask, no data-dependent branch or early exit). Only the tag
+/// length, which is public, steers the padding.
+pub(crate) fn tag_matches(computed: &Block, expected: &[u8]) -> bool {
+    use subtle::ConstantTimeEq;
+    let n = expected.len().min(BLOCK);
+    let mut c = [0u8; BLOCK];
+    let mut e = [0u8; BLOCK];
+    c[..n].copy_from_slice(&computed[..n]);
+    e[..n].copy_from_slice(&expected[..n]);
+    let equal = u128::from_ne_bytes(c).ct_eq(&u128::from_ne_bytes(e));
+    zeroize::Zeroize::zeroize(&mut c);
+    bool::from(equal)
+}
+
 /// `a ^= b` over equal-length slices.
 pub(crate) fn xor_in_place(a: &mut [u8], b: &[u8]) {
     for (x, y) in a.iter_mut().zip(b) {
@@ -114,6 +130,19 @@ impl<'a> IoPtrs<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tag_matches_compares_exactly_the_tag_length() {
+        let t: Block = core::array::from_fn(|i| i as u8 + 1);
+        for n in 1..=16 {
+            assert!(tag_matches(&t, &t[..n]));
+            for i in 0..n {
+                let mut bad = t[..n].to_vec();
+                bad[i] ^= 0x80;
+                assert!(!tag_matches(&t, &bad), "n={n} i={i}");
+            }
+        }
+    }
 
     #[test]
     fn dbl_matches_rfc4493_subkeys() {

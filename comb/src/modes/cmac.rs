@@ -6,13 +6,12 @@
 
 use crate::aes::ni::{self, ChainRule};
 use crate::aes::AesKey;
-use crate::block::{Block, BLOCK};
+use crate::block::{tag_matches, Block, BLOCK};
 use crate::cpu::NiToken;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
 use crate::JobResult;
-use subtle::ConstantTimeEq;
 
 struct CbcMac;
 
@@ -60,7 +59,7 @@ pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResul
                 Ok(0)
             }
             TagIo::In(expected) => {
-                if bool::from(tag[..expected.len()].ct_eq(expected)) {
+                if tag_matches(tag, expected) {
                     Ok(0)
                 } else {
                     Err(Error::AuthenticationFailed)
