@@ -166,3 +166,21 @@ impl fmt::Display for Op {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The engine indexes per-algorithm tables with `alg as usize`: `ALL` must list every
+    /// variant in declaration order, and IDs must round-trip.
+    #[test]
+    fn all_is_in_declaration_order_and_ids_round_trip() {
+        for (i, &alg) in Algorithm::ALL.iter().enumerate() {
+            assert_eq!(alg as usize, i);
+            assert_eq!(Algorithm::from_id(alg.id()), Ok(alg));
+            assert_eq!(alg.to_string().parse::<Algorithm>(), Ok(alg));
+        }
+        assert_eq!("encrypt".parse::<Op>(), Ok(Op::Encrypt));
+        assert!("sideways".parse::<Op>().is_err());
+    }
+}

@@ -53,9 +53,9 @@ impl Drop for Prepared<'_> {
     }
 }
 
-/// Runs `alg`/`op` over validated jobs, writing `results[job.index]` for each. With `Path::Single` each job is processed on its own
-/// from start to finish (the sequential baseline); with `Path::Comb` the whole slice is one
-/// batch.
+/// Runs `alg`/`op` over validated jobs, writing `results[job.index]` for each. With
+/// `Path::Single` each job is processed on its own from start to finish (the sequential
+/// baseline); with `Path::Comb` the whole slice is one batch.
 pub(crate) fn run(
     t: NiToken,
     alg: Algorithm,

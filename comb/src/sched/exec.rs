@@ -96,6 +96,9 @@ fn run_window<R: ChainRule>(_t: NiToken, lanes: &mut [ChainLane<'_>], start: usi
     // The kernel's contract, checked once per window (lanes, not blocks): no lane is asked
     // for blocks it does not have.
     assert!(lanes.iter().all(|l| start + count <= l.blocks));
+    // Lanes run in lockstep: one round count (run_chain partitions by key size). A mismatch
+    // would give wrong output, not an out-of-bounds access (round keys are 15-entry arrays).
+    debug_assert!(lanes.iter().all(|l| l.key.rounds == lanes[0].key.rounds));
     if count == 0 {
         return;
     }
