@@ -621,10 +621,7 @@ unsafe fn ctr_ni(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
         encrypt_lanes::<1, true>(&mut x, &[key], rounds);
         let mut ks = [0u8; 16];
         store(&mut ks, x[0]);
-        let mut t = [0u8; 16];
-        io.read_partial(BLOCK * full, &mut t, rest);
-        crate::block::xor_in_place(&mut t[..rest], &ks[..rest]);
-        io.write(BLOCK * full, &t[..rest]);
+        io.xor_tail(&ks);
         zeroize::Zeroize::zeroize(&mut ks);
     }
 }

@@ -42,8 +42,10 @@ pub(crate) fn encrypt(
     for lane in jobs.iter().map(|j| &j.lane) {
         let off = BLOCK * lane.blocks;
         let rest = lane.io.len - off;
-        let mut b = [(BLOCK - rest) as u8; BLOCK];
-        lane.io.read_partial(off, &mut b, rest);
+        let mut b = lane.io.read_from(off);
+        for x in &mut b[rest..] {
+            *x = (BLOCK - rest) as u8;
+        }
         for (x, c) in b.iter_mut().zip(&lane.chain) {
             *x ^= c;
         }
@@ -53,7 +55,7 @@ pub(crate) fn encrypt(
     ni::encrypt_many(t, &mut last, &keys);
     for (job, b) in jobs.iter().zip(&last) {
         let off = BLOCK * job.lane.blocks;
-        job.lane.io.write(off, b);
+        job.lane.io.write_block(off, b);
         results[job.index] = Ok(off + BLOCK);
     }
 }

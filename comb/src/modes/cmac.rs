@@ -36,8 +36,7 @@ pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResul
     for lane in jobs.iter().map(|j| &j.lane) {
         let off = BLOCK * lane.blocks;
         let rest = lane.io.len - off;
-        let mut b = [0u8; BLOCK];
-        lane.io.read_partial(off, &mut b, rest);
+        let mut b = lane.io.read_from(off);
         let subkey = if rest == BLOCK {
             &lane.key.cmac_k1
         } else {

@@ -12,7 +12,7 @@ pub(crate) mod ofb;
 
 use crate::aes::ni::{self, ChainLane};
 use crate::aes::AesKey;
-use crate::block::{xor_in_place, Block, BLOCK};
+use crate::block::{Block, BLOCK};
 use crate::cpu::NiToken;
 use crate::sched::exec::{HasLane, Path};
 use crate::{Algorithm, JobResult, Op};
@@ -98,13 +98,7 @@ fn keystream_tails(t: NiToken, jobs: &[Prepared<'_>]) {
     let keys: Vec<&AesKey> = tails.iter().map(|&i| jobs[i].lane.key).collect();
     ni::encrypt_many(t, &mut ks, &keys);
     for (&i, k) in tails.iter().zip(&mut ks) {
-        let io = &jobs[i].lane.io;
-        let off = io.len - io.len % BLOCK;
-        let rest = io.len - off;
-        let mut b = [0u8; BLOCK];
-        io.read_partial(off, &mut b, rest);
-        xor_in_place(&mut b[..rest], &k[..rest]);
-        io.write(off, &b[..rest]);
+        jobs[i].lane.io.xor_tail(k);
         zeroize::Zeroize::zeroize(k);
     }
 }
