@@ -275,7 +275,7 @@ impl Engine {
 
 /// Default lanes per mode for a backend. Chained modes need L·T blocks in flight to fill the
 /// xmm AES unit (AESENC latency L, T per cycle: 3·2 = 6 on the Intel CPU of DESIGN.md, 4·2 =
-/// 8 on the AMD Zen 3 VM we measured on); 8 was the best or within 2% of the best there on
+/// 8 on the AMD Zen 3 VM we measured on); 8 was within 5% of the best lane count there on
 /// 2 KiB and realistic-mix batches (`comb bench --lanes 1..16`; `comb tune` stores a
 /// machine's own best). Parallel modes run 8-block wide kernels inside each message.
 fn default_lanes(backend: Backend, _alg: Algorithm, _op: Op) -> usize {
