@@ -216,27 +216,40 @@ fn middle_rounds<const N: usize, const SHARED: bool>(
     rounds: usize,
 ) {
     for r in 1..rounds {
-        for (j, xj) in x.iter_mut().enumerate() {
-            *xj = _mm_aesenc_si128(*xj, rk(&key_of::<N, SHARED>(keys, j).enc, r));
+        if SHARED {
+            // One round-key load per round for all lanes.
+            let k = rk(&keys[0].enc, r);
+            for xj in x.iter_mut() {
+                *xj = _mm_aesenc_si128(*xj, k);
+            }
+        } else {
+            for (j, xj) in x.iter_mut().enumerate() {
+                *xj = _mm_aesenc_si128(*xj, rk(&keys[j].enc, r));
+            }
         }
     }
 }
 
-/// Encrypts N blocks, lane j under `keys[j]` (all lanes' keys have `rounds` rounds).
-#[inline]
-#[target_feature(enable = "aes,sse2")]
-fn encrypt_lanes<const N: usize, const SHARED: bool>(
-    x: &mut [__m128i; N],
-    keys: &[&AesKey; N],
-    rounds: usize,
-) {
-    for (j, xj) in x.iter_mut().enumerate() {
-        *xj = _mm_xor_si128(*xj, rk(&key_of::<N, SHARED>(keys, j).enc, 0));
-    }
-    middle_rounds::<N, SHARED>(x, keys, rounds);
-    for (j, xj) in x.iter_mut().enumerate() {
-        *xj = _mm_aesenclast_si128(*xj, rk(&key_of::<N, SHARED>(keys, j).enc, rounds));
-    }
+/// Encrypts N blocks, lane j under `keys[j]` (all lanes' keys have `rounds` rounds):
+/// `encrypt_lanes!(N, SHARED; x, keys, rounds)`.
+///
+/// A macro rather than a function: LLVM declined to inline the function into the wide loops,
+/// so the 8 blocks went through the stack around a call (measured: ECB encryption at 1440
+/// bytes 0.33–0.40 TSC cycles/byte against 0.29 for decryption, whose kernel was inlined).
+macro_rules! encrypt_lanes {
+    ($n:expr, $shared:expr; $x:expr, $keys:expr, $rounds:expr) => {{
+        let x: &mut [__m128i; $n] = $x;
+        let keys: &[&AesKey; $n] = $keys;
+        let rounds: usize = $rounds;
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj = _mm_xor_si128(*xj, rk(&key_of::<{ $n }, { $shared }>(keys, j).enc, 0));
+        }
+        middle_rounds::<{ $n }, { $shared }>(x, keys, rounds);
+        for (j, xj) in x.iter_mut().enumerate() {
+            let last = rk(&key_of::<{ $n }, { $shared }>(keys, j).enc, rounds);
+            *xj = _mm_aesenclast_si128(*xj, last);
+        }
+    }};
 }
 
 /// Decrypts N blocks under one key.
@@ -268,7 +281,7 @@ pub(crate) fn encrypt_block(_t: NiToken, key: &AesKey, block: &mut Block) {
 #[target_feature(enable = "aes,sse2")]
 fn encrypt_block_ni(key: &AesKey, block: &mut Block) {
     let mut x = [load(block)];
-    encrypt_lanes::<1, true>(&mut x, &[key], key.rounds.min(14));
+    encrypt_lanes!(1, true; &mut x, &[key], key.rounds.min(14));
     store(block, x[0]);
 }
 
@@ -308,9 +321,9 @@ fn encrypt_many_ni(blocks: &mut [Block], keys: &[&AesKey]) {
         if same_size {
             let mut x: [__m128i; W] = core::array::from_fn(|j| load(&b[j]));
             if shared {
-                encrypt_lanes::<W, true>(&mut x, k, rounds.min(14));
+                encrypt_lanes!(W, true; &mut x, k, rounds.min(14));
             } else {
-                encrypt_lanes::<W, false>(&mut x, k, rounds.min(14));
+                encrypt_lanes!(W, false; &mut x, k, rounds.min(14));
             }
             for j in 0..W {
                 store(&mut b[j], x[j]);
@@ -503,13 +516,26 @@ pub(crate) fn parallel(
     iv: &Block,
 ) -> Block {
     assert!(BLOCK * blocks <= io.len && BLOCK * blocks <= io.out_cap && !io.dst.is_null());
+    // The mode is a const parameter of the kernel, so each mode gets its own loop (a runtime
+    // match inside the loop kept the 8 blocks on the stack and cost 10% on ECB).
     // SAFETY: the token proves AES-NI; the assertion gives the kernel's bounds.
-    unsafe { parallel_ni(mode, key, io, blocks, iv) }
+    unsafe {
+        match mode {
+            Parallel::EcbEncrypt => parallel_ni::<ECB_ENC>(key, io, blocks, iv),
+            Parallel::EcbDecrypt => parallel_ni::<ECB_DEC>(key, io, blocks, iv),
+            Parallel::CbcDecrypt => parallel_ni::<CBC_DEC>(key, io, blocks, iv),
+            Parallel::CfbDecrypt => parallel_ni::<CFB_DEC>(key, io, blocks, iv),
+        }
+    }
 }
 
+const ECB_ENC: u8 = 0;
+const ECB_DEC: u8 = 1;
+const CBC_DEC: u8 = 2;
+const CFB_DEC: u8 = 3;
+
 #[target_feature(enable = "aes,sse2")]
-unsafe fn parallel_ni(
-    mode: Parallel,
+unsafe fn parallel_ni<const MODE: u8>(
     key: &AesKey,
     io: &IoPtrs<'_>,
     blocks: usize,
@@ -521,7 +547,7 @@ unsafe fn parallel_ni(
     // 16 * blocks against both input and output.
     while i + WIDE <= blocks {
         let c: [__m128i; WIDE] = core::array::from_fn(|j| unsafe { load_in(io, i + j) });
-        let out = step::<WIDE>(mode, key, &c, prev);
+        let out = step::<WIDE, MODE>(key, &c, prev);
         for (j, o) in out.iter().enumerate() {
             unsafe { store_out(io, i + j, *o) };
         }
@@ -530,7 +556,7 @@ unsafe fn parallel_ni(
     }
     while i < blocks {
         let c = [unsafe { load_in(io, i) }];
-        let out = step::<1>(mode, key, &c, prev);
+        let out = step::<1, MODE>(key, &c, prev);
         unsafe { store_out(io, i, out[0]) };
         prev = c[0];
         i += 1;
@@ -544,33 +570,33 @@ unsafe fn parallel_ni(
 /// block before `c[0]`.
 #[inline]
 #[target_feature(enable = "aes,sse2")]
-fn step<const N: usize>(
-    mode: Parallel,
+fn step<const N: usize, const MODE: u8>(
     key: &AesKey,
     c: &[__m128i; N],
     prev: __m128i,
 ) -> [__m128i; N] {
     let before = |j: usize| if j == 0 { prev } else { c[j - 1] };
     let rounds = key.rounds.min(14);
-    match mode {
-        Parallel::EcbEncrypt => {
+    match MODE {
+        ECB_ENC => {
             let mut x = *c;
-            encrypt_lanes::<N, true>(&mut x, &[key; N], rounds);
+            encrypt_lanes!(N, true; &mut x, &[key; N], rounds);
             x
         }
-        Parallel::EcbDecrypt => {
+        ECB_DEC => {
             let mut x = *c;
             decrypt_lanes::<N>(&mut x, key);
             x
         }
-        Parallel::CbcDecrypt => {
+        CBC_DEC => {
             let mut x = *c;
             decrypt_lanes::<N>(&mut x, key);
             core::array::from_fn(|j| _mm_xor_si128(x[j], before(j)))
         }
-        Parallel::CfbDecrypt => {
+        _ => {
+            // CFB_DEC
             let mut x: [__m128i; N] = core::array::from_fn(before);
-            encrypt_lanes::<N, true>(&mut x, &[key; N], rounds);
+            encrypt_lanes!(N, true; &mut x, &[key; N], rounds);
             core::array::from_fn(|j| _mm_xor_si128(x[j], c[j]))
         }
     }
@@ -591,17 +617,34 @@ unsafe fn ctr_ni(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     let c0 = u128::from_be_bytes(*ctr);
     // Byte reversal turns the little-endian u128 lanes into big-endian counter blocks.
     let bswap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    let counter = |i: usize| {
-        let v = c0.wrapping_add(i as u128);
-        _mm_shuffle_epi8(_mm_set_epi64x((v >> 64) as i64, v as i64), bswap)
-    };
     let full = io.len / BLOCK;
+    let blocks = full + usize::from(io.len % BLOCK != 0);
+    // Fast path: when the low 64 bits do not wrap within this message (all but 1 in 2^50 of
+    // random IVs for a 16 MiB message), a counter is one 64-bit vector add and a shuffle; else
+    // the full 128-bit add (carries across 64 bits).
+    let no_carry = (c0 as u64 as u128) + (blocks as u128) <= 1 << 64;
+    let base = _mm_set_epi64x((c0 >> 64) as i64, c0 as u64 as i64);
+    let counter = |i: usize| {
+        if no_carry {
+            _mm_shuffle_epi8(_mm_add_epi64(base, _mm_set_epi64x(0, i as i64)), bswap)
+        } else {
+            let v = c0.wrapping_add(i as u128);
+            _mm_shuffle_epi8(_mm_set_epi64x((v >> 64) as i64, v as i64), bswap)
+        }
+    };
     let mut i = 0;
     // SAFETY (loads/stores): i + WIDE <= full resp. i < full; full blocks lie inside the
     // input, and the caller checked len <= out_cap.
+    let offsets: [__m128i; WIDE] = core::array::from_fn(|j| _mm_set_epi64x(0, j as i64));
     while i + WIDE <= full {
-        let mut x: [__m128i; WIDE] = core::array::from_fn(|j| counter(i + j));
-        encrypt_lanes::<WIDE, true>(&mut x, &keys, rounds);
+        let mut x: [__m128i; WIDE] = if no_carry {
+            // One scalar-to-vector move per step, then an add and a shuffle per block.
+            let b = _mm_add_epi64(base, _mm_set_epi64x(0, i as i64));
+            core::array::from_fn(|j| _mm_shuffle_epi8(_mm_add_epi64(b, offsets[j]), bswap))
+        } else {
+            core::array::from_fn(|j| counter(i + j))
+        };
+        encrypt_lanes!(WIDE, true; &mut x, &keys, rounds);
         for (j, xj) in x.iter().enumerate() {
             let p = unsafe { load_in(io, i + j) };
             unsafe { store_out(io, i + j, _mm_xor_si128(*xj, p)) };
@@ -610,7 +653,7 @@ unsafe fn ctr_ni(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     }
     while i < full {
         let mut x = [counter(i)];
-        encrypt_lanes::<1, true>(&mut x, &[key], rounds);
+        encrypt_lanes!(1, true; &mut x, &[key], rounds);
         let p = unsafe { load_in(io, i) };
         unsafe { store_out(io, i, _mm_xor_si128(x[0], p)) };
         i += 1;
@@ -618,7 +661,7 @@ unsafe fn ctr_ni(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     let rest = io.len - BLOCK * full;
     if rest > 0 {
         let mut x = [counter(full)];
-        encrypt_lanes::<1, true>(&mut x, &[key], rounds);
+        encrypt_lanes!(1, true; &mut x, &[key], rounds);
         let mut ks = [0u8; 16];
         store(&mut ks, x[0]);
         io.xor_tail(&ks);
