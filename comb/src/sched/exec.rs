@@ -39,6 +39,9 @@ impl<'a> HasLane<'a> for ChainLane<'a> {
 /// of key sizes). On return every lane's `chain` holds the chaining value after its last
 /// block.
 pub(crate) fn run_chain<'a, R: ChainRule, L: HasLane<'a>>(t: NiToken, items: &mut [L], path: Path) {
+    // A batch of one has nothing to interleave: skip planning (its allocations are most of
+    // the fixed cost of a call).
+    let path = if items.len() <= 1 { Path::Single } else { path };
     match path {
         Path::Single => {
             for item in items.iter_mut() {
