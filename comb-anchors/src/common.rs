@@ -134,6 +134,19 @@ impl Batch {
 }
 
 /// The error `prepare` returns for an algorithm/direction the anchor does not implement.
+/// The algorithm of a `prepare` call, or the error for an algorithm/direction `anchor` does
+/// not support (the common start of every anchor's `prepare`).
+pub(crate) fn supported_alg(
+    anchor: &dyn crate::Anchor,
+    alg: &str,
+    encrypt: bool,
+) -> Result<Alg, String> {
+    if !anchor.supports(alg, encrypt) {
+        return Err(unsupported(anchor.name(), alg, encrypt));
+    }
+    Alg::parse(alg)
+}
+
 pub(crate) fn unsupported(anchor: &str, alg: &str, encrypt: bool) -> String {
     let dir = if encrypt { "encrypt" } else { "decrypt" };
     format!("anchor {anchor:?} does not support {alg} ({dir})")

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use zeroize::Zeroize;
 
-use crate::common::{not_prepared, unsupported, Alg, Batch, BLOCK};
+use crate::common::{not_prepared, supported_alg, unsupported, Alg, Batch, BLOCK};
 use crate::{Anchor, Msg};
 
 #[allow(
@@ -260,10 +260,7 @@ impl Anchor for IpsecMb {
 
     fn prepare(&mut self, alg_id: &str, encrypt: bool, msgs: &[Msg<'_>]) -> Result<(), String> {
         self.prepared = None;
-        if !self.supports(alg_id, encrypt) {
-            return Err(unsupported(NAME, alg_id, encrypt));
-        }
-        let alg = Alg::parse(alg_id)?;
+        let alg = supported_alg(self, alg_id, encrypt)?;
         let (batch, distinct) = Batch::new(alg, encrypt, msgs)?;
         let keys = distinct
             .iter()

@@ -5,7 +5,7 @@ use std::ptr::{self, NonNull};
 
 use openssl_sys as ffi;
 
-use crate::common::{not_prepared, unsupported, Alg, Batch, BLOCK};
+use crate::common::{not_prepared, supported_alg, Alg, Batch, BLOCK};
 use crate::{Anchor, Msg};
 
 const NAME: &str = "openssl";
@@ -230,10 +230,7 @@ impl Anchor for OpenSsl {
 
     fn prepare(&mut self, alg_id: &str, encrypt: bool, msgs: &[Msg<'_>]) -> Result<(), String> {
         self.prepared = None;
-        if !self.supports(alg_id, encrypt) {
-            return Err(unsupported(NAME, alg_id, encrypt));
-        }
-        let alg = Alg::parse(alg_id)?;
+        let alg = supported_alg(self, alg_id, encrypt)?;
         if let Some(i) = msgs.iter().position(|m| m.input.len() > MAX_LEN) {
             return Err(format!(
                 "{NAME}: message {i} is longer than {MAX_LEN} bytes"

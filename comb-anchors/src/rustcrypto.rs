@@ -10,7 +10,7 @@ use aes::cipher::{
 use aes::{Aes128, Aes192, Aes256};
 use cmac::{Cmac, Mac};
 
-use crate::common::{not_prepared, unsupported, Alg, Batch, BLOCK};
+use crate::common::{not_prepared, supported_alg, Alg, Batch, BLOCK};
 use crate::{Anchor, Msg};
 
 const NAME: &str = "rustcrypto";
@@ -163,10 +163,7 @@ impl Anchor for RustCrypto {
 
     fn prepare(&mut self, alg_id: &str, encrypt: bool, msgs: &[Msg<'_>]) -> Result<(), String> {
         self.prepared = None;
-        if !self.supports(alg_id, encrypt) {
-            return Err(unsupported(NAME, alg_id, encrypt));
-        }
-        let alg = Alg::parse(alg_id)?;
+        let alg = supported_alg(self, alg_id, encrypt)?;
         let (batch, distinct) = Batch::new(alg, encrypt, msgs)?;
         let keys = if alg == Alg::Cmac {
             Keys::Mac(
