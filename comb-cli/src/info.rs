@@ -132,7 +132,11 @@ fn print_text(info: &Info) {
     println!("backends: {}", known.join(", "));
     match (&info.backend, &info.backend_error) {
         (Some(b), _) if info.backend_source == "auto" => {
-            println!("backend: {b} (best for this CPU; set COMB_BACKEND=auto|ni to override)")
+            let names: Vec<&str> = comb::Backend::ALL.iter().map(|b| b.name()).collect();
+            println!(
+                "backend: {b} (best for this CPU; set COMB_BACKEND=auto|{} to override)",
+                names.join("|")
+            )
         }
         (Some(b), _) => println!(
             "backend: {b} (forced by {}; unset it for automatic choice)",

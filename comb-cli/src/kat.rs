@@ -489,7 +489,7 @@ fn split_field(n: usize, line: &str) -> Result<(&str, &str), ParseError> {
 
 /// Decodes a hex byte string (upper or lower case; empty allowed).
 fn decode_hex(n: usize, name: &str, value: &str) -> Result<Vec<u8>, ParseError> {
-    if value.len() % 2 != 0 {
+    if !value.len().is_multiple_of(2) {
         return Err(ParseError::new(
             n,
             format!("{name}: odd number of hex digits ({})", value.len()),

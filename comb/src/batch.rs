@@ -1,9 +1,9 @@
 //! The public batch API: jobs, the engine, per-job results in input order.
 
-use crate::aes::ni::ChainLane;
 use crate::aes::AesKey;
+use crate::aes::{ChainLane, Kernels};
 use crate::block::{Block, IoPtrs, BLOCK};
-use crate::cpu::{Backend, CpuFeatures, NiToken};
+use crate::cpu::{Backend, CpuFeatures};
 use crate::modes::{self, Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::sched::plan::MAX_LANES;
@@ -136,13 +136,13 @@ pub struct Engine {
     backend: Backend,
     /// Lane count per algorithm (`Algorithm as usize`) and op (encrypt, decrypt).
     lanes: [[u8; 2]; N_ALGS],
-    token: NiToken,
+    kernels: Kernels,
 }
 
 const N_ALGS: usize = Algorithm::ALL.len();
 
 impl Engine {
-    /// The best backend of this CPU, or the one `COMB_BACKEND` names (`auto`, `ni`).
+    /// The best backend of this CPU, or the one `COMB_BACKEND` names (`auto`, `vaes256`, `ni`).
     ///
     /// Errors: [`Error::Unsupported`] without AES-NI (or when the forced backend cannot run
     /// here), [`Error::UnknownBackend`] for a bad `COMB_BACKEND`.
@@ -168,11 +168,8 @@ impl Engine {
 
     /// A specific backend with the built-in default lane counts (no tuning file).
     pub fn untuned(backend: Backend) -> Result<Engine, Error> {
-        // The token is the support check (NiToken::get tests Backend::Ni.is_supported).
-        let token = match backend {
-            Backend::Ni => NiToken::get(),
-        }
-        .ok_or(Error::Unsupported(
+        // Making the kernels is the support check (each backend's token tests is_supported).
+        let kernels = Kernels::new(backend).ok_or(Error::Unsupported(
             "the requested backend needs instructions this CPU lacks",
         ))?;
         let mut lanes = [[0u8; 2]; N_ALGS];
@@ -184,7 +181,7 @@ impl Engine {
         Ok(Engine {
             backend,
             lanes,
-            token,
+            kernels,
         })
     }
 
@@ -266,7 +263,7 @@ impl Engine {
         for (index, job) in jobs.iter_mut().enumerate() {
             results.push(prepare(alg, op, job, index, &mut prepared).map(|()| 0));
         }
-        modes::run(self.token, alg, op, &mut prepared, &mut results, path);
+        modes::run(self.kernels, alg, op, &mut prepared, &mut results, path);
         results
     }
 }
@@ -279,6 +276,7 @@ impl Engine {
 fn default_lanes(backend: Backend, _alg: Algorithm, _op: Op) -> usize {
     match backend {
         Backend::Ni => 8,
+        Backend::Vaes256 => 16,
     }
 }
 

@@ -11,7 +11,7 @@
 //! # fn main() -> Result<(), comb::Error> {
 //! use comb::{AesKey, Algorithm, Engine, Job, Op};
 //!
-//! let engine = Engine::new()?; // AES-NI, or COMB_BACKEND
+//! let engine = Engine::new()?; // the best backend (VAES, AES-NI), or COMB_BACKEND
 //! let key = AesKey::new(&[0x42; 16])?;
 //! let iv = [0u8; 16];
 //! let mut packets: Vec<Vec<u8>> = vec![vec![1; 48], vec![2; 1440], vec![3; 0]];

@@ -5,8 +5,8 @@
 
 mod common;
 
-use comb::{AesKey, Algorithm, Data, Engine, Job, JobResult, Op, Tag};
-use common::{bytes, engine, reference, reference_cmac, OPS};
+use comb::{AesKey, Algorithm, Backend, Data, Engine, Job, JobResult, Op, Tag};
+use common::{backends, bytes, engine_on, engines, reference, reference_cmac, OPS};
 use proptest::prelude::*;
 
 /// Bytes that the library must never write (slack past the output it produces).
@@ -47,6 +47,8 @@ struct BatchSpec {
     key_mode: KeyMode,
     /// `None`: the engine's default lane count.
     lanes: Option<usize>,
+    /// The kernels under test (a test parameter: every backend the CPU runs).
+    backend: Backend,
 }
 
 /// Keys, IVs and messages of a batch, materialized from its spec for one algorithm.
@@ -334,7 +336,7 @@ fn check_direction(
 /// the reference and across paths, then decrypt(encrypt(x)) == x through the batch path (for
 /// CMAC: the batch's own tags verify).
 fn check_alg(alg: Algorithm, spec: &BatchSpec) {
-    let engine = engine(spec.lanes);
+    let engine = engine_on(spec.backend, spec.lanes);
     let batch = materialize(alg, spec);
     let n = spec.jobs.len();
     let run = Run {
@@ -406,7 +408,7 @@ fn check_alg(alg: Algorithm, spec: &BatchSpec) {
                 if j.corrupt {
                     // A bit of the last block garbles the whole last plaintext block; a bit
                     // of the block before flips exactly that bit of the padding block.
-                    let back = if ct.len() >= 32 && j.iv_seed % 2 == 0 {
+                    let back = if ct.len() >= 32 && j.iv_seed.is_multiple_of(2) {
                         17
                     } else {
                         1
@@ -498,11 +500,13 @@ fn batch_spec() -> impl Strategy<Value = BatchSpec> {
             2 => (1usize..=32).prop_map(Some),
             1 => Just(None)
         ],
+        proptest::sample::select(backends()),
     )
-        .prop_map(|(jobs, key_mode, lanes)| BatchSpec {
+        .prop_map(|(jobs, key_mode, lanes, backend)| BatchSpec {
             jobs,
             key_mode,
             lanes,
+            backend,
         })
 }
 
@@ -551,7 +555,7 @@ proptest! {
 
 /// 64 jobs with a realistic packet-length mix (small 40..100, full-size 1400..1500, medium
 /// 101..1399), seeded deterministically.
-fn packet_mix(seed: u64, key_mode: KeyMode, lanes: usize) -> BatchSpec {
+fn packet_mix(seed: u64, key_mode: KeyMode, lanes: usize, backend: Backend) -> BatchSpec {
     let r = bytes(seed, 64 * 16);
     let word = |i: usize, k: usize| {
         u64::from_le_bytes(r[16 * i + 8 * (k % 2)..][..8].try_into().unwrap()) >> (k / 2)
@@ -581,13 +585,20 @@ fn packet_mix(seed: u64, key_mode: KeyMode, lanes: usize) -> BatchSpec {
         jobs,
         key_mode,
         lanes: Some(lanes),
+        backend,
     }
 }
 
 #[test]
-fn packet_mix_every_algorithm_lanes_1_to_16() {
+fn packet_mix_every_algorithm_lanes_1_to_32_every_backend() {
+    for backend in backends() {
+        packet_mix_every_algorithm(backend);
+    }
+}
+
+fn packet_mix_every_algorithm(backend: Backend) {
     for &alg in Algorithm::ALL {
-        for lanes in 1..=16 {
+        for lanes in (1..=18).chain([23, 24, 25, 32]) {
             for key_mode in [
                 KeyMode::PerJob,
                 KeyMode::SameSize,
@@ -595,7 +606,7 @@ fn packet_mix_every_algorithm_lanes_1_to_16() {
                 KeyMode::Runs(3),
                 KeyMode::Runs(7),
             ] {
-                let spec = packet_mix(0x5eed + lanes as u64, key_mode, lanes);
+                let spec = packet_mix(0x5eed + lanes as u64, key_mode, lanes, backend);
                 check_alg(alg, &spec);
             }
         }
@@ -611,8 +622,8 @@ fn check_ctr(key: &[u8], ctr0: &[u8; 16], len: usize) {
     let k = AesKey::new(key).unwrap();
     let msg = bytes(len as u64, len);
     let want = reference(Algorithm::AesCtr, Op::Encrypt, key, ctr0, &msg).unwrap();
-    for lanes in [1, 4, 8, 16] {
-        let e = engine(Some(lanes));
+    for e in [1, 4, 8, 16, 32].into_iter().flat_map(|p| engines(Some(p))) {
+        let lanes = e.lanes(Algorithm::AesCtr, Op::Encrypt);
         let mut a = msg.clone();
         let mut other = bytes(7, 100);
         let other_iv = [0xffu8; 16];
@@ -634,18 +645,21 @@ fn check_ctr(key: &[u8], ctr0: &[u8; 16], len: usize) {
             a.iter().zip(&want).position(|(x, y)| x != y)
         );
     }
-    let mut b = vec![0u8; len];
-    let r = engine(None).process_one(
-        Algorithm::AesCtr,
-        Op::Encrypt,
-        Job::copy(&k, &msg, &mut b).with_iv(ctr0),
-    );
-    assert_eq!(r, Ok(len));
-    assert!(
-        b == want,
-        "CTR single path, counter {ctr0:02x?}, len {len}: first difference at byte {:?}",
-        b.iter().zip(&want).position(|(x, y)| x != y)
-    );
+    for e in engines(None) {
+        let mut b = vec![0u8; len];
+        let r = e.process_one(
+            Algorithm::AesCtr,
+            Op::Encrypt,
+            Job::copy(&k, &msg, &mut b).with_iv(ctr0),
+        );
+        assert_eq!(r, Ok(len));
+        assert!(
+            b == want,
+            "CTR single path ({}), counter {ctr0:02x?}, len {len}: first difference at byte {:?}",
+            e.backend(),
+            b.iter().zip(&want).position(|(x, y)| x != y)
+        );
+    }
 }
 
 /// A counter block: `prefix` in the high bytes, the low `low_bytes` bytes all 0xff except
@@ -682,34 +696,36 @@ fn ctr_counter_carries_over_32_64_and_128_bits() {
 #[test]
 fn ctr_wraps_whole_block_by_the_block_cipher() {
     let key = AesKey::new(&bytes(99, 16)).unwrap();
-    let e = engine(None);
-    for (ctr0, next) in [
-        ([0xffu8; 16], [0u8; 16]),
-        (
-            {
-                let mut c = [0xffu8; 16];
-                c[..8].copy_from_slice(&5u64.to_be_bytes());
-                c
-            },
-            {
-                let mut n = [0u8; 16];
-                n[..8].copy_from_slice(&6u64.to_be_bytes());
-                n
-            },
-        ),
-        (
-            {
-                let mut c = [0u8; 16];
-                c[12..].copy_from_slice(&[0xff; 4]);
-                c
-            },
-            {
-                let mut n = [0u8; 16];
-                n[11] = 1;
-                n
-            },
-        ),
-    ] {
+    for (e, (ctr0, next)) in engines(None).into_iter().flat_map(|e| {
+        [
+            ([0xffu8; 16], [0u8; 16]),
+            (
+                {
+                    let mut c = [0xffu8; 16];
+                    c[..8].copy_from_slice(&5u64.to_be_bytes());
+                    c
+                },
+                {
+                    let mut n = [0u8; 16];
+                    n[..8].copy_from_slice(&6u64.to_be_bytes());
+                    n
+                },
+            ),
+            (
+                {
+                    let mut c = [0u8; 16];
+                    c[12..].copy_from_slice(&[0xff; 4]);
+                    c
+                },
+                {
+                    let mut n = [0u8; 16];
+                    n[11] = 1;
+                    n
+                },
+            ),
+        ]
+        .map(move |c| (e, c))
+    }) {
         let mut zeros = vec![0u8; 48];
         let mut jobs = vec![Job::in_place(&key, &mut zeros).with_iv(&ctr0)];
         assert_eq!(
@@ -734,9 +750,12 @@ fn ctr_wraps_whole_block_by_the_block_cipher() {
 /// for one fixed batch where every job is run both ways).
 #[test]
 fn in_place_equals_out_of_place_every_algorithm() {
-    for &alg in Algorithm::ALL {
+    for (&alg, backend) in Algorithm::ALL
+        .iter()
+        .flat_map(|a| backends().into_iter().map(move |b| (a, b)))
+    {
         for op in OPS {
-            let mut a = packet_mix(42, KeyMode::PerJob, 8);
+            let mut a = packet_mix(42, KeyMode::PerJob, 8, backend);
             for j in &mut a.jobs {
                 j.in_place = true;
                 j.slack = 0;
@@ -746,7 +765,7 @@ fn in_place_equals_out_of_place_every_algorithm() {
             for j in &mut b.jobs {
                 j.in_place = false;
             }
-            let e = engine(a.lanes);
+            let e = engine_on(a.backend, a.lanes);
             let batch = materialize(alg, &a);
             let verify: Vec<Vec<u8>> = (0..a.jobs.len())
                 .map(|i| {

@@ -2,11 +2,17 @@
 //!
 //! [`AesKey`] is the expanded-key handle jobs point at: encryption and decryption schedules,
 //! the folded last-round key used by chained modes, and the CMAC subkeys, all zeroized on
-//! drop. The kernels live in backend modules (`ni` for AES-NI on xmm registers).
+//! drop. The kernels live in backend modules (`ni` for AES-NI on xmm registers, `vaes` for
+//! VAES on ymm registers); [`Kernels`] is the one place that picks between them.
 
+mod lanes;
 pub(crate) mod ni;
+pub(crate) mod vaes;
 
-use crate::cpu::NiToken;
+pub(crate) use lanes::{ChainLane, ChainRule, Lanes, Parallel};
+
+use crate::block::{Block, IoPtrs};
+use crate::cpu::{Backend, NiToken, VaesToken};
 use crate::Error;
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -126,5 +132,62 @@ impl core::fmt::Debug for AesKey {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         // Never print key material.
         write!(f, "AesKey(AES-{})", self.key_len() * 8)
+    }
+}
+
+/// The kernels a batch runs with: an engine's backend together with the proof that this CPU
+/// has its instructions. Modes call these; only the comb executor looks inside (its window
+/// kernels differ per backend in shape, not just in width).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Kernels {
+    Ni(NiToken),
+    Vaes256(VaesToken),
+}
+
+impl Kernels {
+    /// The kernels of `backend`, if this CPU can run them.
+    pub(crate) fn new(backend: Backend) -> Option<Kernels> {
+        match backend {
+            Backend::Ni => NiToken::get().map(Kernels::Ni),
+            Backend::Vaes256 => VaesToken::get().map(Kernels::Vaes256),
+        }
+    }
+
+    /// Every backend can run the xmm code (single chains, small batched steps).
+    pub(crate) fn ni(self) -> NiToken {
+        match self {
+            Kernels::Ni(t) => t,
+            Kernels::Vaes256(t) => t.ni(),
+        }
+    }
+
+    /// A parallel mode over the first `blocks` whole blocks of `io` (see [`ni::parallel`]).
+    pub(crate) fn parallel(
+        self,
+        mode: Parallel,
+        key: &AesKey,
+        io: &IoPtrs<'_>,
+        blocks: usize,
+        iv: &Block,
+    ) -> Block {
+        match self {
+            Kernels::Ni(t) => ni::parallel(t, mode, key, io, blocks, iv),
+            Kernels::Vaes256(t) => vaes::parallel(t, mode, key, io, blocks, iv),
+        }
+    }
+
+    /// CTR keystream xor over the whole message (see [`ni::ctr`]).
+    pub(crate) fn ctr(self, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+        match self {
+            Kernels::Ni(t) => ni::ctr(t, key, io, ctr),
+            Kernels::Vaes256(t) => vaes::ctr(t, key, io, ctr),
+        }
+    }
+
+    /// Independent blocks under per-block keys: the batched initialisation/finalisation
+    /// step. At most one block per job, so a few hundred cycles per batch on any backend; the
+    /// xmm kernel serves all of them.
+    pub(crate) fn encrypt_many(self, blocks: &mut [Block], keys: &[&AesKey]) {
+        ni::encrypt_many(self.ni(), blocks, keys)
     }
 }

@@ -16,7 +16,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::{AesKey, RoundKeys};
+use super::{AesKey, ChainLane, ChainRule, Parallel, RoundKeys};
 use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::NiToken;
 
@@ -342,60 +342,6 @@ fn encrypt_many_ni(blocks: &mut [Block], keys: &[&AesKey]) {
 // ---------------------------------------------------------------------------------------
 // chained (sequential) modes: the comb scheduler's window kernel
 
-/// How a sequential mode links block `i` to block `i + 1`, in terms of the cipher output
-/// `y_i = E(in_i)`, the data block `p_i` and the chaining value `c_i`:
-///
-/// * `in_{i+1} = c_i ^ (INPUT_XORS_DATA ? p_{i+1} : 0)`
-/// * `c_i = y_i ^ (CHAIN_XORS_DATA ? p_i : 0)`
-/// * output block `i` (if `WRITES_OUTPUT`) `= y_i ^ (OUTPUT_XORS_DATA ? p_i : 0)`
-///
-/// CBC encryption and CMAC: input xors data; CFB encryption: chain xors data; OFB: neither,
-/// the output xors data.
-pub(crate) trait ChainRule {
-    const INPUT_XORS_DATA: bool;
-    const CHAIN_XORS_DATA: bool;
-    const WRITES_OUTPUT: bool;
-    const OUTPUT_XORS_DATA: bool;
-}
-
-/// One message (lane) of a chained mode as the window kernel sees it.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ChainLane<'a> {
-    pub(crate) io: IoPtrs<'a>,
-    /// Chaining value `c` before the lane's next block (the IV at the start).
-    pub(crate) chain: Block,
-    pub(crate) key: &'a AesKey,
-    /// Whole blocks of this lane that the scheduler may process (`16 * blocks <= io.len`, and
-    /// `<= io.out_cap` when the rule writes output).
-    pub(crate) blocks: usize,
-}
-
-/// A set of lanes whose chaining values are wiped when it is dropped (a CMAC chain value is
-/// as secret as the tag; CBC/CFB/OFB chain values are keystream or ciphertext state).
-#[derive(Debug, Default)]
-pub(crate) struct Lanes<'a>(pub(crate) Vec<ChainLane<'a>>);
-
-impl Drop for Lanes<'_> {
-    fn drop(&mut self) {
-        for lane in &mut self.0 {
-            zeroize::Zeroize::zeroize(&mut lane.chain);
-        }
-    }
-}
-
-impl<'a> core::ops::Deref for Lanes<'a> {
-    type Target = Vec<ChainLane<'a>>;
-    fn deref(&self) -> &Vec<ChainLane<'a>> {
-        &self.0
-    }
-}
-
-impl<'a> core::ops::DerefMut for Lanes<'a> {
-    fn deref_mut(&mut self) -> &mut Vec<ChainLane<'a>> {
-        &mut self.0
-    }
-}
-
 /// Advances `N` lanes by `count >= 1` blocks each, from block `start`.
 ///
 /// The xor that links a block's cipher output to the next block's input, and the next
@@ -493,15 +439,6 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
 // parallel modes: wide single-message kernels (8 blocks per step)
 
 const WIDE: usize = 8;
-
-/// Which parallel mode a wide kernel runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Parallel {
-    EcbEncrypt,
-    EcbDecrypt,
-    CbcDecrypt,
-    CfbDecrypt,
-}
 
 /// Runs a parallel mode over the first `blocks` whole blocks of `io`, with `iv` as the
 /// chaining value before block 0 (CBC/CFB decryption). Returns the last ciphertext block
@@ -618,7 +555,7 @@ unsafe fn ctr_ni(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     // Byte reversal turns the little-endian u128 lanes into big-endian counter blocks.
     let bswap = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     let full = io.len / BLOCK;
-    let blocks = full + usize::from(io.len % BLOCK != 0);
+    let blocks = full + usize::from(!io.len.is_multiple_of(BLOCK));
     // Fast path: when the low 64 bits do not wrap within this message (all but 1 in 2^50 of
     // random IVs for a 16 MiB message), a counter is one 64-bit vector add and a shuffle; else
     // the full 128-bit add (carries across 64 bits).

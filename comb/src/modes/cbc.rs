@@ -5,10 +5,9 @@
 //! Decryption is parallel: the wide kernel per message, then (PKCS#7) a constant-time
 //! padding check whose failure is one error kind and zeroes the output.
 
-use crate::aes::ni::{self, ChainRule, Parallel};
 use crate::aes::AesKey;
+use crate::aes::{ChainRule, Kernels, Parallel};
 use crate::block::{Block, BLOCK};
-use crate::cpu::NiToken;
 use crate::modes::Prepared;
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
@@ -24,13 +23,13 @@ impl ChainRule for CbcEncrypt {
 }
 
 pub(crate) fn encrypt(
-    t: NiToken,
+    k: Kernels,
     jobs: &mut [Prepared<'_>],
     results: &mut [JobResult],
     path: Path,
     pkcs7: bool,
 ) {
-    run_chain::<CbcEncrypt, _>(t, jobs, path);
+    run_chain::<CbcEncrypt, _>(k, jobs, path);
     if !pkcs7 {
         for job in jobs {
             results[job.index] = Ok(job.lane.io.len);
@@ -52,7 +51,7 @@ pub(crate) fn encrypt(
         last.push(b);
     }
     let keys: Vec<&AesKey> = jobs.iter().map(|j| j.lane.key).collect();
-    ni::encrypt_many(t, &mut last, &keys);
+    k.encrypt_many(&mut last, &keys);
     for (job, b) in jobs.iter().zip(&last) {
         let off = BLOCK * job.lane.blocks;
         job.lane.io.write_block(off, b);
@@ -61,7 +60,7 @@ pub(crate) fn encrypt(
 }
 
 pub(crate) fn decrypt(
-    t: NiToken,
+    k: Kernels,
     jobs: &mut [Prepared<'_>],
     results: &mut [JobResult],
     pkcs7: bool,
@@ -69,7 +68,7 @@ pub(crate) fn decrypt(
     for job in jobs {
         let l = &mut job.lane;
         let n = l.io.len;
-        ni::parallel(t, Parallel::CbcDecrypt, l.key, &l.io, n / BLOCK, &l.chain);
+        k.parallel(Parallel::CbcDecrypt, l.key, &l.io, n / BLOCK, &l.chain);
         results[job.index] = if pkcs7 {
             let out = l.io.output(n);
             match unpad_len(out) {
@@ -93,7 +92,7 @@ pub(crate) fn decrypt(
 /// arithmetic (`subtle`'s byte comparisons cost ~500 cycles for the 16 bytes here, tripling
 /// the cost of decrypting a packet).
 fn unpad_len(out: &[u8]) -> Option<usize> {
-    if out.len() < BLOCK || out.len() % BLOCK != 0 {
+    if out.len() < BLOCK || !out.len().is_multiple_of(BLOCK) {
         return None;
     }
     let last: &[u8] = &out[out.len() - BLOCK..];

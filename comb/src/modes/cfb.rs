@@ -2,8 +2,7 @@
 //! chain per message (comb-scheduled); decryption is parallel (wide kernel). A partial last
 //! block xors a batched keystream block in both directions.
 
-use crate::aes::ni::{self, ChainRule, Parallel};
-use crate::cpu::NiToken;
+use crate::aes::{ChainRule, Kernels, Parallel};
 use crate::modes::{keystream_tails, Prepared};
 use crate::sched::exec::{run_chain, Path};
 use crate::JobResult;
@@ -18,24 +17,24 @@ impl ChainRule for CfbEncrypt {
 }
 
 pub(crate) fn encrypt(
-    t: NiToken,
+    k: Kernels,
     jobs: &mut [Prepared<'_>],
     results: &mut [JobResult],
     path: Path,
 ) {
-    run_chain::<CfbEncrypt, _>(t, jobs, path);
-    keystream_tails(t, jobs);
+    run_chain::<CfbEncrypt, _>(k, jobs, path);
+    keystream_tails(k, jobs);
     for job in jobs {
         results[job.index] = Ok(job.lane.io.len);
     }
 }
 
-pub(crate) fn decrypt(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
+pub(crate) fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
     for job in jobs.iter_mut() {
         let l = &mut job.lane;
-        l.chain = ni::parallel(t, Parallel::CfbDecrypt, l.key, &l.io, l.blocks, &l.chain);
+        l.chain = k.parallel(Parallel::CfbDecrypt, l.key, &l.io, l.blocks, &l.chain);
     }
-    keystream_tails(t, jobs);
+    keystream_tails(k, jobs);
     for job in jobs {
         results[job.index] = Ok(job.lane.io.len);
     }

@@ -4,10 +4,9 @@
 //! the last block, xored with K1 (complete) or padded 10* and xored with K2, is encrypted for
 //! every job in one batched call. Verification compares in constant time.
 
-use crate::aes::ni::{self, ChainRule};
 use crate::aes::AesKey;
+use crate::aes::{ChainRule, Kernels};
 use crate::block::{tag_matches, Block, BLOCK};
-use crate::cpu::NiToken;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
@@ -27,11 +26,11 @@ fn body_blocks(len: usize) -> usize {
     len.saturating_sub(1) / BLOCK
 }
 
-pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult], path: Path) {
+pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult], path: Path) {
     for job in jobs.iter_mut() {
         job.lane.blocks = body_blocks(job.lane.io.len);
     }
-    run_chain::<CbcMac, _>(t, jobs, path);
+    run_chain::<CbcMac, _>(k, jobs, path);
     let mut last: Vec<Block> = Vec::with_capacity(jobs.len());
     for lane in jobs.iter().map(|j| &j.lane) {
         let off = BLOCK * lane.blocks;
@@ -49,7 +48,7 @@ pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResul
         last.push(b);
     }
     let keys: Vec<&AesKey> = jobs.iter().map(|j| j.lane.key).collect();
-    ni::encrypt_many(t, &mut last, &keys);
+    k.encrypt_many(&mut last, &keys);
     for (job, tag) in jobs.iter_mut().zip(&mut last) {
         results[job.index] = match &mut job.tag {
             TagIo::Out(out) => {

@@ -2,14 +2,13 @@
 //! counter that wraps mod 2^128 (so it carries across 32 and 64 bits). Parallel: the wide
 //! kernel per message; a partial last block is allowed. Encryption = decryption.
 
-use crate::aes::ni;
-use crate::cpu::NiToken;
+use crate::aes::Kernels;
 use crate::modes::Prepared;
 use crate::JobResult;
 
-pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
+pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
     for job in jobs {
-        ni::ctr(t, job.lane.key, &job.lane.io, &job.lane.chain);
+        k.ctr(job.lane.key, &job.lane.io, &job.lane.chain);
         results[job.index] = Ok(job.lane.io.len);
     }
 }

@@ -10,10 +10,9 @@ pub(crate) mod ctr;
 pub(crate) mod ecb;
 pub(crate) mod ofb;
 
-use crate::aes::ni::{self, ChainLane};
 use crate::aes::AesKey;
+use crate::aes::{ChainLane, Kernels};
 use crate::block::{Block, BLOCK};
-use crate::cpu::NiToken;
 use crate::sched::exec::{HasLane, Path};
 use crate::{Algorithm, JobResult, Op};
 
@@ -57,7 +56,7 @@ impl Drop for Prepared<'_> {
 /// `Path::Single` each job is processed on its own from start to finish (the sequential
 /// baseline); with `Path::Comb` the whole slice is one batch.
 pub(crate) fn run(
-    t: NiToken,
+    k: Kernels,
     alg: Algorithm,
     op: Op,
     jobs: &mut [Prepared<'_>],
@@ -66,37 +65,37 @@ pub(crate) fn run(
 ) {
     if path == Path::Single && jobs.len() > 1 {
         for job in jobs.chunks_mut(1) {
-            run(t, alg, op, job, results, path);
+            run(k, alg, op, job, results, path);
         }
         return;
     }
     match (alg, op) {
-        (Algorithm::AesEcb, op) => ecb::run(t, jobs, results, op),
-        (Algorithm::AesCbc, Op::Encrypt) => cbc::encrypt(t, jobs, results, path, false),
-        (Algorithm::AesCbc, Op::Decrypt) => cbc::decrypt(t, jobs, results, false),
-        (Algorithm::AesCbcPkcs7, Op::Encrypt) => cbc::encrypt(t, jobs, results, path, true),
-        (Algorithm::AesCbcPkcs7, Op::Decrypt) => cbc::decrypt(t, jobs, results, true),
-        (Algorithm::AesCtr, _) => ctr::run(t, jobs, results),
-        (Algorithm::AesCfb128, Op::Encrypt) => cfb::encrypt(t, jobs, results, path),
-        (Algorithm::AesCfb128, Op::Decrypt) => cfb::decrypt(t, jobs, results),
-        (Algorithm::AesOfb, _) => ofb::run(t, jobs, results, path),
-        (Algorithm::AesCmac, _) => cmac::run(t, jobs, results, path),
+        (Algorithm::AesEcb, op) => ecb::run(k, jobs, results, op),
+        (Algorithm::AesCbc, Op::Encrypt) => cbc::encrypt(k, jobs, results, path, false),
+        (Algorithm::AesCbc, Op::Decrypt) => cbc::decrypt(k, jobs, results, false),
+        (Algorithm::AesCbcPkcs7, Op::Encrypt) => cbc::encrypt(k, jobs, results, path, true),
+        (Algorithm::AesCbcPkcs7, Op::Decrypt) => cbc::decrypt(k, jobs, results, true),
+        (Algorithm::AesCtr, _) => ctr::run(k, jobs, results),
+        (Algorithm::AesCfb128, Op::Encrypt) => cfb::encrypt(k, jobs, results, path),
+        (Algorithm::AesCfb128, Op::Decrypt) => cfb::decrypt(k, jobs, results),
+        (Algorithm::AesOfb, _) => ofb::run(k, jobs, results, path),
+        (Algorithm::AesCmac, _) => cmac::run(k, jobs, results, path),
     }
 }
 
 /// For every job whose length is not a whole number of blocks: keystream `E(chain)`, xored
 /// into the partial last block (CFB and OFB, both directions), `chain` being each lane's
 /// chaining value after its whole blocks. One batched cipher call for all jobs' tails.
-fn keystream_tails(t: NiToken, jobs: &[Prepared<'_>]) {
+fn keystream_tails(k: Kernels, jobs: &[Prepared<'_>]) {
     let tails: Vec<usize> = (0..jobs.len())
-        .filter(|&i| jobs[i].lane.io.len % BLOCK != 0)
+        .filter(|&i| !jobs[i].lane.io.len.is_multiple_of(BLOCK))
         .collect();
     if tails.is_empty() {
         return;
     }
     let mut ks: Vec<Block> = tails.iter().map(|&i| jobs[i].lane.chain).collect();
     let keys: Vec<&AesKey> = tails.iter().map(|&i| jobs[i].lane.key).collect();
-    ni::encrypt_many(t, &mut ks, &keys);
+    k.encrypt_many(&mut ks, &keys);
     for (&i, k) in tails.iter().zip(&mut ks) {
         jobs[i].lane.io.xor_tail(k);
         zeroize::Zeroize::zeroize(k);

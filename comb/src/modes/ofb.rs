@@ -2,8 +2,7 @@
 //! message, so whole blocks go through the comb scheduler; a partial last block takes a
 //! batched keystream block. Encryption = decryption.
 
-use crate::aes::ni::ChainRule;
-use crate::cpu::NiToken;
+use crate::aes::{ChainRule, Kernels};
 use crate::modes::{keystream_tails, Prepared};
 use crate::sched::exec::{run_chain, Path};
 use crate::JobResult;
@@ -17,9 +16,9 @@ impl ChainRule for Ofb {
     const OUTPUT_XORS_DATA: bool = true;
 }
 
-pub(crate) fn run(t: NiToken, jobs: &mut [Prepared<'_>], results: &mut [JobResult], path: Path) {
-    run_chain::<Ofb, _>(t, jobs, path);
-    keystream_tails(t, jobs);
+pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult], path: Path) {
+    run_chain::<Ofb, _>(k, jobs, path);
+    keystream_tails(k, jobs);
     for job in jobs {
         results[job.index] = Ok(job.lane.io.len);
     }

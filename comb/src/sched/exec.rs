@@ -2,8 +2,9 @@
 //! instantiated for each window's lane count, once per window.
 
 use super::plan::plan;
-use crate::aes::ni::{chain_window, ChainLane, ChainRule, Lanes};
-use crate::cpu::NiToken;
+use crate::aes::vaes::{self, GroupKeys};
+use crate::aes::{ni, ChainLane, ChainRule, Kernels, Lanes};
+use crate::cpu::{NiToken, VaesToken};
 
 /// How the blocks of a set of messages are scheduled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,11 +15,15 @@ pub(crate) enum Path {
     Comb { lanes: usize },
 }
 
-/// Widest kernel call. The xmm kernel keeps one state register per lane live across the
+/// Widest xmm kernel call. The kernel keeps one state register per lane live across the
 /// rounds; with 16 xmm registers, 13 or more lanes spill (measured: 16 lanes ran at 1.4x the
 /// cycles/byte of 12 on 2 KiB messages), so wider windows run as several narrower calls of
-/// near-equal size (16 lanes: 8 + 8), each of which still fills the AES unit (L·T = 6).
+/// near-equal size (16 lanes: 8 + 8), each of which still fills the AES unit (L·T = 8).
 pub(crate) const MAX_KERNEL_LANES: usize = 12;
+
+/// Widest ymm kernel call, in registers (two lanes each): the same register budget as the
+/// xmm kernel, so up to 24 lanes in one call.
+pub(crate) const MAX_KERNEL_REGISTERS: usize = 12;
 
 /// Anything that carries a chain lane: the modes' validated jobs, or bare lanes.
 pub(crate) trait HasLane<'a> {
@@ -38,22 +43,23 @@ impl<'a> HasLane<'a> for ChainLane<'a> {
 /// Runs the whole-block body of a chained mode over the lanes of `items` (any order, any mix
 /// of key sizes). On return every lane's `chain` holds the chaining value after its last
 /// block.
-pub(crate) fn run_chain<'a, R: ChainRule, L: HasLane<'a>>(t: NiToken, items: &mut [L], path: Path) {
+pub(crate) fn run_chain<'a, R: ChainRule, L: HasLane<'a>>(k: Kernels, items: &mut [L], path: Path) {
     // A batch of one has nothing to interleave: skip planning (its allocations are most of
     // the fixed cost of a call).
     let path = if items.len() <= 1 { Path::Single } else { path };
     match path {
         Path::Single => {
+            // One dependent chain is latency-bound: the xmm kernel serves every backend.
             for item in items.iter_mut() {
                 let lane = item.lane_mut();
                 let blocks = lane.blocks;
-                run_window::<R>(t, core::slice::from_mut(lane), 0, blocks);
+                run_window_ni::<R>(k.ni(), core::slice::from_mut(lane), 0, blocks);
             }
         }
         Path::Comb { lanes: p } => {
             let rounds0 = items.first().map_or(0, |i| i.lane().key.rounds);
             if items.iter().all(|i| i.lane().key.rounds == rounds0) {
-                run_comb::<R, L>(t, items, p);
+                run_comb::<R, L>(k, items, p);
             } else {
                 // Lanes of one kernel call run in lockstep, so they need the same round count:
                 // schedule each key size on its own.
@@ -62,7 +68,7 @@ pub(crate) fn run_chain<'a, R: ChainRule, L: HasLane<'a>>(t: NiToken, items: &mu
                         .filter(|&i| items[i].lane().key.rounds == rounds)
                         .collect();
                     let mut part = Lanes(idx.iter().map(|&i| *items[i].lane()).collect());
-                    run_comb::<R, ChainLane<'a>>(t, &mut part, p);
+                    run_comb::<R, ChainLane<'a>>(k, &mut part, p);
                     for (&i, l) in idx.iter().zip(part.iter()) {
                         items[i].lane_mut().chain = l.chain;
                     }
@@ -73,17 +79,25 @@ pub(crate) fn run_chain<'a, R: ChainRule, L: HasLane<'a>>(t: NiToken, items: &mu
 }
 
 /// Algorithm 1 over lanes of one key size.
-fn run_comb<'a, R: ChainRule, L: HasLane<'a>>(t: NiToken, items: &mut [L], p: usize) {
+fn run_comb<'a, R: ChainRule, L: HasLane<'a>>(k: Kernels, items: &mut [L], p: usize) {
     let lengths: Vec<usize> = items.iter().map(|i| i.lane().blocks).collect();
     let plan = plan(&lengths, p);
     let mut group = Lanes(Vec::with_capacity(p));
+    let mut keys = GroupKeys::default();
     for g in &plan.groups {
         let members = plan.members(g);
         group.clear();
         group.extend(members.iter().map(|&m| *items[m].lane()));
+        if let Kernels::Vaes256(_) = k {
+            keys.assign(&group);
+        }
         let mut done = 0;
         for w in plan.windows_of(g) {
-            run_window::<R>(t, &mut group[..w.lanes], done, w.blocks);
+            let lanes = &mut group[..w.lanes];
+            match k {
+                Kernels::Ni(t) => run_window_ni::<R>(t, lanes, done, w.blocks),
+                Kernels::Vaes256(t) => run_window_vaes::<R>(t, &keys, lanes, done, w.blocks),
+            }
             done += w.blocks;
         }
         for (&m, l) in members.iter().zip(group.iter()) {
@@ -92,16 +106,24 @@ fn run_comb<'a, R: ChainRule, L: HasLane<'a>>(t: NiToken, items: &mut [L], p: us
     }
 }
 
-/// One window: `lanes` (all of one key size) advance `count` blocks from block `start`.
-/// Chooses the kernel for the lane count here, once; more than `MAX_KERNEL_LANES` lanes run
-/// as several calls.
-fn run_window<R: ChainRule>(_t: NiToken, lanes: &mut [ChainLane<'_>], start: usize, count: usize) {
-    // The kernel's contract, checked once per window (lanes, not blocks): no lane is asked
-    // for blocks it does not have.
+/// The kernel's contract, checked once per window (lanes, not blocks): no lane is asked for
+/// blocks it does not have. Lanes run in lockstep, so they need one round count (run_chain
+/// partitions by key size); a mismatch would give wrong output, not an out-of-bounds access
+/// (round keys are 15-entry arrays).
+fn check_window(lanes: &[ChainLane<'_>], start: usize, count: usize) {
     assert!(lanes.iter().all(|l| start + count <= l.blocks));
-    // Lanes run in lockstep: one round count (run_chain partitions by key size). A mismatch
-    // would give wrong output, not an out-of-bounds access (round keys are 15-entry arrays).
     debug_assert!(lanes.iter().all(|l| l.key.rounds == lanes[0].key.rounds));
+}
+
+/// One window on xmm: `lanes` advance `count` blocks from block `start`. Chooses the kernel
+/// for the lane count here, once; more than `MAX_KERNEL_LANES` lanes run as several calls.
+fn run_window_ni<R: ChainRule>(
+    _t: NiToken,
+    lanes: &mut [ChainLane<'_>],
+    start: usize,
+    count: usize,
+) {
+    check_window(lanes, start, count);
     if count == 0 {
         return;
     }
@@ -115,13 +137,13 @@ fn run_window<R: ChainRule>(_t: NiToken, lanes: &mut [ChainLane<'_>], start: usi
                         let arr: &mut [ChainLane<'_>; $n] =
                             chunk.try_into().unwrap_or_else(|_| unreachable!());
                         // SAFETY: the token proves AES-NI; every lane has start + count
-                        // blocks (asserted above) and one round count (run_chain partitions
+                        // blocks (checked above) and one round count (run_chain partitions
                         // by key size); `shared` was checked on this very chunk.
                         unsafe {
                             if shared {
-                                chain_window::<R, $n, true>(arr, start, count)
+                                ni::chain_window::<R, $n, true>(arr, start, count)
                             } else {
-                                chain_window::<R, $n, false>(arr, start, count)
+                                ni::chain_window::<R, $n, false>(arr, start, count)
                             }
                         }
                     })*
@@ -130,5 +152,186 @@ fn run_window<R: ChainRule>(_t: NiToken, lanes: &mut [ChainLane<'_>], start: usi
             };
         }
         call!(1 2 3 4 5 6 7 8 9 10 11 12);
+    }
+}
+
+/// One window on ymm: `lanes` (a prefix of the group `keys` was assigned for) advance `count`
+/// blocks from block `start`, two lanes per register; more than `MAX_KERNEL_REGISTERS`
+/// registers run as several calls of near-equal size, split on register boundaries so each
+/// call's lanes keep their pairs (and key rows).
+fn run_window_vaes<R: ChainRule>(
+    _t: VaesToken,
+    keys: &GroupKeys,
+    lanes: &mut [ChainLane<'_>],
+    start: usize,
+    count: usize,
+) {
+    check_window(lanes, start, count);
+    if count == 0 || lanes.is_empty() {
+        return;
+    }
+    let regs = lanes.len().div_ceil(2);
+    let per_call = regs.div_ceil(regs.div_ceil(MAX_KERNEL_REGISTERS));
+    let shared = keys.shared();
+    let mut first = 0;
+    for chunk in lanes.chunks_mut(2 * per_call) {
+        let rows = keys.rows_from(first);
+        first += per_call;
+        macro_rules! call {
+            ($($n:literal)*) => {
+                match chunk.len().div_ceil(2) {
+                    $($n => {
+                        assert!(rows.len() >= if shared { 1 } else { $n });
+                        // SAFETY: the token proves AVX2 and VAES; the chunk has 2n - 1 or 2n
+                        // lanes, each with start + count blocks (checked above) and one round
+                        // count (run_chain partitions by key size); `rows` are this chunk's
+                        // registers' rows of the group (windows are prefixes of the group
+                        // and chunks start on register boundaries), or the shared row.
+                        unsafe {
+                            if shared {
+                                vaes::chain_window::<R, $n, true>(chunk, rows, start, count)
+                            } else {
+                                vaes::chain_window::<R, $n, false>(chunk, rows, start, count)
+                            }
+                        }
+                    })*
+                    _ => unreachable!("chunks of 1..=MAX_KERNEL_REGISTERS registers"),
+                }
+            };
+        }
+        call!(1 2 3 4 5 6 7 8 9 10 11 12);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aes::AesKey;
+    use crate::block::{Block, IoPtrs};
+
+    struct Cbc;
+    impl ChainRule for Cbc {
+        const INPUT_XORS_DATA: bool = true;
+        const CHAIN_XORS_DATA: bool = false;
+        const WRITES_OUTPUT: bool = true;
+        const OUTPUT_XORS_DATA: bool = false;
+    }
+
+    struct Cfb;
+    impl ChainRule for Cfb {
+        const INPUT_XORS_DATA: bool = false;
+        const CHAIN_XORS_DATA: bool = true;
+        const WRITES_OUTPUT: bool = true;
+        const OUTPUT_XORS_DATA: bool = false;
+    }
+
+    struct Ofb;
+    impl ChainRule for Ofb {
+        const INPUT_XORS_DATA: bool = false;
+        const CHAIN_XORS_DATA: bool = false;
+        const WRITES_OUTPUT: bool = true;
+        const OUTPUT_XORS_DATA: bool = true;
+    }
+
+    struct Mac;
+    impl ChainRule for Mac {
+        const INPUT_XORS_DATA: bool = true;
+        const CHAIN_XORS_DATA: bool = false;
+        const WRITES_OUTPUT: bool = false;
+        const OUTPUT_XORS_DATA: bool = false;
+    }
+
+    fn bytes(seed: u64, n: usize) -> Vec<u8> {
+        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 24) as u8
+            })
+            .collect()
+    }
+
+    /// A group of `n` lanes sorted by length, run as the plan runs it: windows over ever
+    /// shorter prefixes. Every lane's output and final chain equal the same lane run alone
+    /// through the xmm kernel.
+    fn group_matches_single_lanes<R: ChainRule>(k: Kernels, n: usize, shared: bool, klen: usize) {
+        let owned: Vec<AesKey> = (0..n)
+            .map(|j| AesKey::new(&bytes(j as u64 + 7 * klen as u64, klen)).unwrap())
+            .collect();
+        let keys: Vec<&AesKey> = (0..n)
+            .map(|j| if shared { &owned[0] } else { &owned[j] })
+            .collect();
+        // Lengths descending: lane j has 3 + (n - j) / 2 blocks, so windows shrink by pairs
+        // and single lanes (odd and even prefixes).
+        let blocks: Vec<usize> = (0..n).map(|j| 3 + (n - j) / 2).collect();
+        let input: Vec<Vec<u8>> = (0..n)
+            .map(|j| bytes(100 + j as u64, 16 * blocks[j]))
+            .collect();
+        let ivs: Vec<Block> = (0..n)
+            .map(|j| bytes(300 + j as u64, 16).try_into().unwrap())
+            .collect();
+        let mut batch: Vec<Vec<u8>> = blocks.iter().map(|&b| vec![0; 16 * b]).collect();
+        let mut alone = batch.clone();
+        let mut lanes = Lanes(
+            batch
+                .iter_mut()
+                .enumerate()
+                .map(|(j, out)| ChainLane {
+                    io: IoPtrs::copy(&input[j], out),
+                    chain: ivs[j],
+                    key: keys[j],
+                    blocks: blocks[j],
+                })
+                .collect(),
+        );
+        let mut group_keys = GroupKeys::default();
+        group_keys.assign(&lanes);
+        let mut done = 0;
+        while let Some(live) = (1..=n).rev().find(|&l| blocks[l - 1] > done) {
+            let count = blocks[live - 1] - done;
+            match k {
+                Kernels::Ni(t) => run_window_ni::<R>(t, &mut lanes[..live], done, count),
+                Kernels::Vaes256(t) => {
+                    run_window_vaes::<R>(t, &group_keys, &mut lanes[..live], done, count)
+                }
+            }
+            done += count;
+        }
+        let chains: Vec<Block> = lanes.iter().map(|l| l.chain).collect();
+        drop(lanes);
+        for j in 0..n {
+            let mut one = [ChainLane {
+                io: IoPtrs::copy(&input[j], &mut alone[j]),
+                chain: ivs[j],
+                key: keys[j],
+                blocks: blocks[j],
+            }];
+            run_window_ni::<R>(k.ni(), &mut one, 0, blocks[j]);
+            assert_eq!(
+                one[0].chain, chains[j],
+                "{k:?} n={n} shared={shared} lane {j}"
+            );
+        }
+        assert_eq!(batch, alone, "{k:?} n={n} shared={shared}");
+    }
+
+    /// Every lane count 1..=32 (odd and even, one call and split calls), shared and per-lane
+    /// keys, all key sizes, all four chain rules, on every backend this CPU runs.
+    #[test]
+    fn windows_match_single_lanes_on_every_backend() {
+        for b in crate::Backend::supported(&crate::CpuFeatures::detect()) {
+            let k = Kernels::new(b).unwrap();
+            for n in 1..=32 {
+                for shared in [false, true] {
+                    let klen = [16, 24, 32][n % 3];
+                    group_matches_single_lanes::<Cbc>(k, n, shared, klen);
+                    group_matches_single_lanes::<Cfb>(k, n, shared, klen);
+                    group_matches_single_lanes::<Ofb>(k, n, shared, klen);
+                    group_matches_single_lanes::<Mac>(k, n, shared, klen);
+                }
+            }
+        }
     }
 }

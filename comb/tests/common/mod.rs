@@ -8,7 +8,7 @@ use aes::cipher::{
     BlockCipherDecrypt, BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, KeyInit, KeyIvInit,
     StreamCipher,
 };
-use comb::{Algorithm, Engine, Op};
+use comb::{Algorithm, Backend, CpuFeatures, Engine, Op};
 
 /// Runs `$body` with `$C` bound to the RustCrypto AES type for a key of `$key.len()` bytes.
 macro_rules! with_aes {
@@ -63,7 +63,7 @@ pub fn unhex(s: &str) -> Vec<u8> {
 /// `None` means the reference rejected the input: bad PKCS#7 padding (or an input that is not
 /// a whole number of blocks for a mode that needs them).
 pub fn reference(alg: Algorithm, op: Op, key: &[u8], iv: &[u8], input: &[u8]) -> Option<Vec<u8>> {
-    if alg.needs_whole_blocks(op) && input.len() % 16 != 0 {
+    if alg.needs_whole_blocks(op) && !input.len().is_multiple_of(16) {
         return None;
     }
     match alg {
@@ -155,13 +155,35 @@ pub fn cbc_raw_encrypt(key: &[u8], iv: &[u8], input: &[u8]) -> Vec<u8> {
     reference(Algorithm::AesCbc, Op::Encrypt, key, iv, input).unwrap()
 }
 
-/// The engine with a lane override (`None`: the backend's default).
-pub fn engine(lanes: Option<usize>) -> Engine {
-    let e = Engine::new().expect("these tests need an AES-NI CPU");
+/// Every backend this CPU runs, best first: the tests' backend parameter. Each test runs on
+/// all of them, so the xmm kernels stay tested on a machine that has VAES.
+pub fn backends() -> Vec<Backend> {
+    let b = Backend::supported(&CpuFeatures::detect());
+    assert!(!b.is_empty(), "these tests need an AES-NI CPU");
+    b
+}
+
+/// The engine of `backend` with a lane override (`None`: the backend's default). Untuned: a
+/// tuning file on the test machine must not change what is tested.
+pub fn engine_on(backend: Backend, lanes: Option<usize>) -> Engine {
+    let e = Engine::untuned(backend).expect("a supported backend");
     match lanes {
         Some(p) => e.with_lanes(p).expect("lane count in 1..=32"),
         None => e,
     }
+}
+
+/// The best backend's engine: for checks that end before any kernel runs (validation).
+pub fn engine(lanes: Option<usize>) -> Engine {
+    engine_on(backends()[0], lanes)
+}
+
+/// One engine per backend this CPU runs, with a lane override.
+pub fn engines(lanes: Option<usize>) -> Vec<Engine> {
+    backends()
+        .into_iter()
+        .map(|b| engine_on(b, lanes))
+        .collect()
 }
 
 pub const OPS: [Op; 2] = [Op::Encrypt, Op::Decrypt];

@@ -1,0 +1,339 @@
+//! VAES backend: AES rounds on ymm registers, two 128-bit lanes per register.
+//!
+//! The window kernel of the comb scheduler packs two messages per register (lanes `2r` and
+//! `2r + 1` in register `r`), so `N` registers advance up to `2N` messages by one cipher call
+//! per block. On AMD Zen 3 a 256-bit VAESENC has latency 4 and two issue per cycle, so eight
+//! registers (16 messages) fill the AES unit, where the xmm kernel needs eight registers for
+//! eight messages: twice the throughput for the same chain structure.
+//!
+//! Per-lane keys cannot be broadcast: each register needs its own pair of round keys. They are
+//! assembled once per group of the plan ([`GroupKeys`]); a group's windows run ever shorter
+//! prefixes of its lanes, so the pairs, and the assembled rows, stay valid for all of them.
+//!
+//! Every public function takes a [`VaesToken`], the proof that the CPU has AVX2 and VAES; that
+//! is what makes each call of a `#[target_feature]` function below sound. Inside, register
+//! intrinsics are safe; the only `unsafe` left is memory access through pointers, each with
+//! its justification.
+
+mod wide;
+
+pub(crate) use wide::{ctr, parallel};
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use super::{AesKey, ChainLane, ChainRule};
+use crate::block::{IoPtrs, BLOCK};
+use zeroize::Zeroize;
+
+/// Row of [`PairKey`] holding the fold key `k_last ^ k_0`.
+const FOLD: usize = 15;
+
+/// The round keys `0..=14` and the fold key of two lanes, the low lane's in the low 128 bits
+/// of each row: what one ymm register of the window kernel needs. Stored as 64-bit words so
+/// that wiping it is 64 word writes, not 512 byte writes.
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(32))]
+pub(crate) struct PairKey([[u64; 4]; 16]);
+
+impl PairKey {
+    /// Fills the rows in place (no copy of key material on the stack).
+    fn fill(&mut self, lo: &AesKey, hi: &AesKey) {
+        let words = |b: &[u8; 16]| {
+            [
+                u64::from_le_bytes(b[..8].try_into().unwrap_or_default()),
+                u64::from_le_bytes(b[8..].try_into().unwrap_or_default()),
+            ]
+        };
+        let mut set = |row: usize, l: &[u8; 16], h: &[u8; 16]| {
+            let (l, h) = (words(l), words(h));
+            self.0[row] = [l[0], l[1], h[0], h[1]];
+        };
+        let rounds = lo.rounds.min(14);
+        for r in 0..=rounds {
+            set(r, &lo.enc.0[r], &hi.enc.0[r]);
+        }
+        set(FOLD, &lo.fold, &hi.fold);
+    }
+
+    /// Row `i` as a vector. Rows are 32 bytes in a 32-byte-aligned struct, so row `i` is
+    /// 32-byte aligned; the words are little-endian, so the vector holds the key bytes in
+    /// order.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    fn row(&self, i: usize) -> __m256i {
+        let row = &self.0[i];
+        // SAFETY: `row` is 32 readable, 32-byte-aligned bytes (see above).
+        unsafe { _mm256_load_si256(row.as_ptr().cast()) }
+    }
+}
+
+impl Zeroize for PairKey {
+    fn zeroize(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+/// The key rows of one group of the plan: a single row when every lane has the same key
+/// (the shared-key fast path), else one row per register (pair of lanes; an odd last lane
+/// is paired with itself). Reused from group to group: the rows only grow, are overwritten
+/// in place, and all of them are wiped on drop.
+#[derive(Default)]
+pub(crate) struct GroupKeys {
+    rows: Vec<PairKey>,
+    used: usize,
+    shared: bool,
+}
+
+impl GroupKeys {
+    /// Assembles the rows for `lanes` (all of one key size).
+    pub(crate) fn assign(&mut self, lanes: &[ChainLane<'_>]) {
+        let Some(first) = lanes.first() else {
+            self.shared = true;
+            self.used = 0;
+            return;
+        };
+        self.shared = lanes.iter().all(|l| core::ptr::eq(l.key, first.key));
+        self.used = if self.shared {
+            1
+        } else {
+            lanes.len().div_ceil(2)
+        };
+        if self.rows.len() < self.used {
+            self.rows.resize(self.used, PairKey::default());
+        }
+        if self.shared {
+            self.rows[0].fill(first.key, first.key);
+        } else {
+            for (row, pair) in self.rows.iter_mut().zip(lanes.chunks(2)) {
+                let hi = pair.last().unwrap_or(&pair[0]);
+                row.fill(pair[0].key, hi.key);
+            }
+        }
+    }
+
+    pub(crate) fn shared(&self) -> bool {
+        self.shared
+    }
+
+    /// Rows for the registers from `first` on: the shared row, or the pairs' own.
+    pub(crate) fn rows_from(&self, first: usize) -> &[PairKey] {
+        if self.shared {
+            &self.rows[..self.used]
+        } else {
+            &self.rows[first.min(self.used)..self.used]
+        }
+    }
+}
+
+impl Drop for GroupKeys {
+    fn drop(&mut self) {
+        for row in &mut self.rows {
+            row.zeroize();
+        }
+    }
+}
+
+impl core::fmt::Debug for GroupKeys {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        // Never print key material.
+        write!(f, "GroupKeys({} rows)", self.used)
+    }
+}
+
+/// Rounds 1..rounds-1 (all VAESENC rounds) on N registers, rounds outer, registers inner.
+#[inline]
+#[target_feature(enable = "avx2,vaes")]
+fn middle_rounds<const N: usize, const SHARED: bool>(
+    x: &mut [__m256i; N],
+    keys: &[PairKey],
+    rounds: usize,
+) {
+    for r in 1..rounds {
+        if SHARED {
+            let k = keys[0].row(r);
+            for xj in x.iter_mut() {
+                *xj = _mm256_aesenc_epi128(*xj, k);
+            }
+        } else {
+            for (j, xj) in x.iter_mut().enumerate() {
+                *xj = _mm256_aesenc_epi128(*xj, keys[j].row(r));
+            }
+        }
+    }
+}
+
+/// The two lanes of a register: their I/O and whether the high lane is real (an odd lane
+/// count leaves the last register's high half a shadow of its low lane: computed from valid
+/// memory under a valid key, never stored).
+#[derive(Clone, Copy)]
+struct Pair<'a> {
+    lo: IoPtrs<'a>,
+    hi: IoPtrs<'a>,
+    hi_live: bool,
+}
+
+impl Pair<'_> {
+    /// Block `i` of both lanes. Caller guarantees `16 * (i + 1)` is within both inputs.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    unsafe fn load(&self, i: usize) -> __m256i {
+        // SAFETY: by the caller's guarantee both 16-byte reads are inside the inputs.
+        unsafe {
+            _mm256_loadu2_m128i(
+                self.hi.src.add(BLOCK * i).cast(),
+                self.lo.src.add(BLOCK * i).cast(),
+            )
+        }
+    }
+
+    /// Writes block `i` of the low lane, and of the high lane if it is real. Caller
+    /// guarantees `16 * (i + 1)` is within both outputs and the outputs are non-null.
+    #[inline]
+    #[target_feature(enable = "avx")]
+    unsafe fn store(&self, i: usize, v: __m256i) {
+        // SAFETY: by the caller's guarantee both 16-byte writes are inside the outputs.
+        unsafe {
+            if self.hi_live {
+                _mm256_storeu2_m128i(
+                    self.hi.dst.add(BLOCK * i).cast(),
+                    self.lo.dst.add(BLOCK * i).cast(),
+                    v,
+                );
+            } else {
+                _mm_storeu_si128(self.lo.dst.add(BLOCK * i).cast(), _mm256_castsi256_si128(v));
+            }
+        }
+    }
+}
+
+/// What the chain adds to the cipher output of block `i` to make the next cipher input,
+/// before whitening: `p_i` if the chain xors data, `^ p_{i+1}` if the input does.
+///
+/// # Safety
+/// Block `i` (and `i + 1` for input-xoring rules) lies within both lanes' inputs.
+#[inline]
+#[target_feature(enable = "avx2")]
+unsafe fn next_input<R: ChainRule>(pair: &Pair<'_>, i: usize) -> __m256i {
+    let mut d = _mm256_setzero_si256();
+    if R::CHAIN_XORS_DATA {
+        // SAFETY: block i is within the inputs (caller).
+        d = unsafe { pair.load(i) };
+    }
+    if R::INPUT_XORS_DATA {
+        // SAFETY: block i + 1 is within the inputs (caller).
+        d = _mm256_xor_si256(d, unsafe { pair.load(i + 1) });
+    }
+    d
+}
+
+/// Advances `lanes` (`2N - 1` or `2N` of them) by `count >= 1` blocks each, from block
+/// `start`: the ymm counterpart of [`super::ni::chain_window`], with the same folding of the
+/// chaining xor and the next whitening into the last round.
+///
+/// # Safety
+/// `lanes.len()` is `2N - 1` or `2N`; for every lane `start + count <= lane.blocks`; every
+/// lane's key has the same number of rounds as `lanes[0]`'s; `keys` holds the rows of these
+/// registers (`keys[r]` for lanes `2r`, `2r + 1`), or with `SHARED` one row whose key every
+/// lane uses.
+#[target_feature(enable = "avx2,vaes,aes")]
+pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bool>(
+    lanes: &mut [ChainLane<'_>],
+    keys: &[PairKey],
+    start: usize,
+    count: usize,
+) {
+    let n = lanes.len();
+    debug_assert!(count >= 1 && (n == 2 * N || n + 1 == 2 * N));
+    debug_assert!(keys.len() >= if SHARED { 1 } else { N });
+    debug_assert!(lanes.iter().all(|l| start + count <= l.blocks));
+    let rounds = lanes[0].key.rounds.min(14);
+    let pairs: [Pair<'_>; N] = core::array::from_fn(|r| Pair {
+        lo: lanes[2 * r].io,
+        hi: lanes[(2 * r + 1).min(n - 1)].io,
+        hi_live: 2 * r + 1 < n,
+    });
+    let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
+    let zero = _mm256_setzero_si256();
+
+    // SAFETY (all loads/stores below): block indices are in start..start+count, within every
+    // lane's `blocks`, so inside its input and (for writing rules) its output; the shadow
+    // high half of an odd last register reads its low lane's blocks.
+    let mut x: [__m256i; N] = core::array::from_fn(|r| {
+        let hi = (2 * r + 1).min(n - 1);
+        // SAFETY: each chain is 16 readable bytes.
+        let c = unsafe {
+            _mm256_loadu2_m128i(
+                lanes[hi].chain.as_ptr().cast(),
+                lanes[2 * r].chain.as_ptr().cast(),
+            )
+        };
+        let d = if R::INPUT_XORS_DATA {
+            unsafe { pairs[r].load(start) }
+        } else {
+            zero
+        };
+        _mm256_xor_si256(_mm256_xor_si256(c, d), key(r).row(0))
+    });
+
+    let end = start + count - 1;
+    for i in start..end {
+        // Opaque to the optimiser, so every address is `base + 16 * i`, one index register:
+        // otherwise loop strength reduction turns the 4N lane pointers into as many induction
+        // variables, which spill and cost a read-modify-write each per block.
+        let i = core::hint::black_box(i);
+        middle_rounds::<N, SHARED>(&mut x, keys, rounds);
+        for r in 0..N {
+            let pair = &pairs[r];
+            let d = unsafe { next_input::<R>(pair, i) };
+            x[r] = _mm256_aesenclast_epi128(x[r], _mm256_xor_si256(key(r).row(FOLD), d));
+            if R::WRITES_OUTPUT {
+                // The last round gave y ^ k_0 ^ d, y being the cipher output.
+                let y = _mm256_xor_si256(x[r], _mm256_xor_si256(key(r).row(0), d));
+                let out = if R::OUTPUT_XORS_DATA {
+                    _mm256_xor_si256(y, unsafe { pair.load(i) })
+                } else {
+                    y
+                };
+                unsafe { pair.store(i, out) };
+            }
+        }
+    }
+
+    // Last block of the window: plain last round, then the chaining values.
+    middle_rounds::<N, SHARED>(&mut x, keys, rounds);
+    for r in 0..N {
+        let y = _mm256_aesenclast_epi128(x[r], key(r).row(rounds));
+        let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
+            unsafe { pairs[r].load(end) }
+        } else {
+            zero
+        };
+        if R::WRITES_OUTPUT {
+            let out = if R::OUTPUT_XORS_DATA {
+                _mm256_xor_si256(y, p)
+            } else {
+                y
+            };
+            unsafe { pairs[r].store(end, out) };
+        }
+        let c = if R::CHAIN_XORS_DATA {
+            _mm256_xor_si256(y, p)
+        } else {
+            y
+        };
+        let (lo, hi) = lanes[2 * r..].split_at_mut(1);
+        // SAFETY: each chain is 16 writable bytes; the shadow half is not stored.
+        unsafe {
+            _mm_storeu_si128(lo[0].chain.as_mut_ptr().cast(), _mm256_castsi256_si128(c));
+            if let Some(h) = hi.first_mut() {
+                _mm_storeu_si128(
+                    h.chain.as_mut_ptr().cast(),
+                    _mm256_extracti128_si256::<1>(c),
+                );
+            }
+        }
+    }
+}

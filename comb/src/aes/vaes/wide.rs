@@ -1,0 +1,693 @@
+//! VAES (ymm) wide kernels for the parallel modes: two consecutive blocks of one message per
+//! register.
+//!
+//! The ymm counterparts of [`crate::aes::ni::parallel`] and [`crate::aes::ni::ctr`], with the
+//! same results bit for bit. On AMD Zen 3 a 256-bit VAESENC/VAESDEC has latency 4 and two
+//! issue per cycle, so 8 independent registers (16 blocks) are in flight per step of the main
+//! loop: twice the blocks per round of the xmm kernel's 8 registers. A shorter rest (< 16
+//! blocks) runs as one step of 1..=8 registers, the last register half used when the count is
+//! odd, so no block is ever processed on its own in a loop.
+//!
+//! Rounds loop outer, registers inner, so the 8 chains interleave; each round key is
+//! broadcast to both 128-bit halves once per round of a step, straight from the key
+//! ([`WideKeys`]: a broadcast from memory is a plain load). The 16-block step and the rounds
+//! are macros, so the main loops keep every state in a register (checked with `objdump -d`:
+//! no call and no state spill in the loops).
+//!
+//! The functions below the two entry points are `#[target_feature]` functions; each entry
+//! point takes a [`VaesToken`], the proof that AVX, AVX2, VAES and AES-NI exist, which is what
+//! makes calling them sound. Inside them the register intrinsics are safe; the only `unsafe`
+//! left is memory access through [`IoPtrs`], each with its justification.
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use crate::aes::{AesKey, Parallel, RoundKeys};
+use crate::block::{Block, IoPtrs, BLOCK};
+use crate::cpu::VaesToken;
+use zeroize::Zeroize;
+
+/// Registers per step of the main loops: latency 4 x two VAES per cycle.
+const REGS: usize = 8;
+/// Blocks per step of the main loops.
+const STEP: usize = 2 * REGS;
+
+// ---------------------------------------------------------------------------------------
+// round keys, loads and stores
+
+/// One round-key schedule (encryption, or equivalent-inverse decryption) as ymm rows: row `r`
+/// is round key `r` broadcast to both halves.
+///
+/// The broadcast is done where the row is used, straight from the key: a VBROADCASTI128 from
+/// memory is a plain load on Zen 3 (no shuffle µop), as cheap as loading a pre-broadcast row.
+/// Measured against assembling the 15 broadcast rows in a local array once per call (and
+/// wiping that stack copy of key material on return): ECB decryption of 1440-byte messages
+/// 0.214 against 0.237 core cycles/byte, 16-byte messages 98 against 120 cycles each. We make
+/// no copy of key material, so there is nothing of ours to wipe (LLVM may still hoist the
+/// broadcasts out of a loop and spill them, as it may spill xmm round keys: not ours to
+/// control).
+#[derive(Clone, Copy)]
+struct WideKeys<'k>(&'k RoundKeys);
+
+impl WideKeys<'_> {
+    /// Row `r` (`r < 15`). `RoundKeys` is `align(16)` with 16-byte rows, so every row is
+    /// 16-byte aligned.
+    #[inline]
+    #[target_feature(enable = "avx,avx2")]
+    fn row(self, r: usize) -> __m256i {
+        let src = &self.0 .0[r];
+        // SAFETY: `src` is 16 readable, 16-byte-aligned bytes (see above).
+        _mm256_broadcastsi128_si256(unsafe { _mm_load_si128(src.as_ptr().cast()) })
+    }
+}
+
+/// Runs the AES rounds on every register of a `[__m256i; N]` array:
+/// `aes_regs!(x, keys, rounds, round_fn, last_fn)` with VAESENC/VAESENCLAST or
+/// VAESDEC/VAESDECLAST (the key must be the matching schedule). `rounds` must be `<= 14`.
+///
+/// A macro, not a function: in this codebase LLVM declined to inline such a rounds function
+/// into the wide loops, and the blocks then went through the stack around a call (10–20% on
+/// the xmm kernels). Expanded in place, the N states stay in registers.
+macro_rules! aes_regs {
+    ($x:expr, $keys:expr, $rounds:expr, $round:ident, $last:ident) => {{
+        let x = $x; // &mut [__m256i; N]
+        let k: WideKeys<'_> = $keys;
+        let rounds: usize = $rounds;
+        let k0 = k.row(0);
+        for xj in x.iter_mut() {
+            *xj = _mm256_xor_si256(*xj, k0);
+        }
+        for r in 1..rounds {
+            let kr = k.row(r);
+            for xj in x.iter_mut() {
+                *xj = $round(*xj, kr);
+            }
+        }
+        let kl = k.row(rounds);
+        for xj in x.iter_mut() {
+            *xj = $last(*xj, kl);
+        }
+    }};
+}
+
+/// Input blocks `i` and `i + 1` (low and high half). Caller guarantees
+/// `16 * (i + 2) <= io.len`.
+#[inline]
+#[target_feature(enable = "avx")]
+unsafe fn load2(io: &IoPtrs<'_>, i: usize) -> __m256i {
+    debug_assert!(BLOCK * (i + 2) <= io.len);
+    // SAFETY: by the caller's guarantee the 32 bytes are inside the readable input.
+    unsafe { _mm256_loadu_si256(io.src.add(BLOCK * i).cast()) }
+}
+
+/// Input block `i` in both halves (the half-used last register of an odd count; the high
+/// half then also serves as "the last input block" for the chaining modes). Caller
+/// guarantees `16 * (i + 1) <= io.len`.
+#[inline]
+#[target_feature(enable = "avx,avx2")]
+unsafe fn load1(io: &IoPtrs<'_>, i: usize) -> __m256i {
+    debug_assert!(BLOCK * (i + 1) <= io.len);
+    // SAFETY: by the caller's guarantee the 16 bytes are inside the readable input.
+    let v = unsafe { _mm_loadu_si128(io.src.add(BLOCK * i).cast()) };
+    _mm256_broadcastsi128_si256(v)
+}
+
+/// Writes output blocks `i` and `i + 1`. Caller guarantees `16 * (i + 2) <= io.out_cap` and
+/// a non-null `dst`.
+#[inline]
+#[target_feature(enable = "avx")]
+unsafe fn store2(io: &IoPtrs<'_>, i: usize, v: __m256i) {
+    debug_assert!(!io.dst.is_null() && BLOCK * (i + 2) <= io.out_cap);
+    // SAFETY: by the caller's guarantee the 32 bytes are inside the writable output.
+    unsafe { _mm256_storeu_si256(io.dst.add(BLOCK * i).cast(), v) }
+}
+
+/// Writes output block `i` from the low half of `v`. Caller guarantees
+/// `16 * (i + 1) <= io.out_cap` and a non-null `dst`.
+#[inline]
+#[target_feature(enable = "avx")]
+unsafe fn store1(io: &IoPtrs<'_>, i: usize, v: __m256i) {
+    debug_assert!(!io.dst.is_null() && BLOCK * (i + 1) <= io.out_cap);
+    // SAFETY: by the caller's guarantee the 16 bytes are inside the writable output.
+    unsafe { _mm_storeu_si128(io.dst.add(BLOCK * i).cast(), _mm256_castsi256_si128(v)) }
+}
+
+// ---------------------------------------------------------------------------------------
+// parallel modes
+
+/// Runs a parallel mode over the first `blocks` whole blocks of `io`, with `iv` as the
+/// chaining value before block 0 (CBC/CFB decryption); returns the last input block (`iv`
+/// when `blocks == 0`). Same contract and results as [`crate::aes::ni::parallel`], in place
+/// included.
+pub(crate) fn parallel(
+    _t: VaesToken,
+    mode: Parallel,
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    blocks: usize,
+    iv: &Block,
+) -> Block {
+    assert!(BLOCK * blocks <= io.len && BLOCK * blocks <= io.out_cap && !io.dst.is_null());
+    // The mode is a const parameter, so each mode gets its own loop with no branch on it.
+    // SAFETY: the token proves AVX2, VAES and AES-NI; the assertion gives the kernel's bounds.
+    unsafe {
+        match mode {
+            Parallel::EcbEncrypt => parallel_vaes::<ECB_ENC>(key, io, blocks, iv),
+            Parallel::EcbDecrypt => parallel_vaes::<ECB_DEC>(key, io, blocks, iv),
+            Parallel::CbcDecrypt => parallel_vaes::<CBC_DEC>(key, io, blocks, iv),
+            Parallel::CfbDecrypt => parallel_vaes::<CFB_DEC>(key, io, blocks, iv),
+        }
+    }
+}
+
+const ECB_ENC: u8 = 0;
+const ECB_DEC: u8 = 1;
+const CBC_DEC: u8 = 2;
+const CFB_DEC: u8 = 3;
+
+/// `parallel_step!(N, MODE; keys, rounds, io, i, odd, prev)`: one step of a parallel mode on
+/// the `2N` (`2N - 1` if `odd`) consecutive blocks from block `i`. Register `j` holds blocks
+/// `i + 2j` (low half) and `i + 2j + 1` (high half; with `odd`, the last register holds its
+/// one block in both halves). `prev` has the input block before block `i` in its high half;
+/// the step evaluates to the same for the block after it (the register holding the step's
+/// last input block).
+///
+/// Every input block, the ones the chaining modes xor in included, is loaded before the first
+/// store, and the previous step's last block comes in `prev`, never from memory: in place
+/// (`src == dst`) is safe.
+///
+/// Use only inside a `#[target_feature(enable = "avx,avx2,vaes,aes")]` function (the CPU has
+/// AVX2, VAES and AES-NI), with blocks `i..i + 2N` (`- 1` if `odd`) inside the input and the
+/// non-null output, `keys` the decryption schedule for ECB/CBC decryption and else the
+/// encryption schedule, and `rounds <= 14`.
+///
+/// A macro for the reason given at [`aes_regs!`]: as an `#[inline]` function, the 16-block
+/// step was not inlined into the main loop of two of the four modes (a call per step, `prev`
+/// returned through memory).
+macro_rules! parallel_step {
+    ($n:expr, $mode:ident; $keys:expr, $rounds:expr, $io:expr, $i:expr, $odd:expr, $prev:expr) => {{
+        const N: usize = $n;
+        let keys: WideKeys<'_> = $keys;
+        let rounds: usize = $rounds;
+        let io: &IoPtrs<'_> = $io;
+        let i: usize = $i;
+        let odd: bool = $odd;
+        let prev: __m256i = $prev;
+        let half = |j: usize| odd && j + 1 == N;
+        let mut c = [_mm256_setzero_si256(); N];
+        for (j, cj) in c.iter_mut().enumerate() {
+            // SAFETY: block i + 2j (and i + 2j + 1 unless half) is inside the input (caller).
+            *cj = unsafe {
+                if half(j) {
+                    load1(io, i + 2 * j)
+                } else {
+                    load2(io, i + 2 * j)
+                }
+            };
+        }
+        // The input blocks before register j's: (c_{2j-1}, c_{2j}) = (high half of register
+        // j - 1, or of `prev`; low half of register j).
+        let before = |j: usize| {
+            let p = if j == 0 { prev } else { c[j - 1] };
+            _mm256_permute2x128_si256::<0x21>(p, c[j])
+        };
+        let mut x = c;
+        match $mode {
+            ECB_ENC => aes_regs!(
+                &mut x,
+                keys,
+                rounds,
+                _mm256_aesenc_epi128,
+                _mm256_aesenclast_epi128
+            ),
+            ECB_DEC => aes_regs!(
+                &mut x,
+                keys,
+                rounds,
+                _mm256_aesdec_epi128,
+                _mm256_aesdeclast_epi128
+            ),
+            CBC_DEC => {
+                aes_regs!(
+                    &mut x,
+                    keys,
+                    rounds,
+                    _mm256_aesdec_epi128,
+                    _mm256_aesdeclast_epi128
+                );
+                for (j, xj) in x.iter_mut().enumerate() {
+                    *xj = _mm256_xor_si256(*xj, before(j));
+                }
+            }
+            _ => {
+                // CFB_DEC: out_j = E(c_{j-1}) ^ c_j.
+                for (j, xj) in x.iter_mut().enumerate() {
+                    *xj = before(j);
+                }
+                aes_regs!(
+                    &mut x,
+                    keys,
+                    rounds,
+                    _mm256_aesenc_epi128,
+                    _mm256_aesenclast_epi128
+                );
+                for (xj, cj) in x.iter_mut().zip(&c) {
+                    *xj = _mm256_xor_si256(*xj, *cj);
+                }
+            }
+        }
+        for (j, xj) in x.iter().enumerate() {
+            // SAFETY: as for the loads, inside the non-null output (caller).
+            unsafe {
+                if half(j) {
+                    store1(io, i + 2 * j, *xj)
+                } else {
+                    store2(io, i + 2 * j, *xj)
+                }
+            }
+        }
+        c[N - 1]
+    }};
+}
+
+/// # Safety
+/// The CPU has AVX2, VAES and AES-NI; `16 * blocks <= io.len`, `16 * blocks <= io.out_cap`
+/// and `io.dst` is non-null.
+#[target_feature(enable = "avx,avx2,vaes,aes")]
+unsafe fn parallel_vaes<const MODE: u8>(
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    blocks: usize,
+    iv: &Block,
+) -> Block {
+    let rounds = key.rounds.min(14);
+    let decrypts = MODE == ECB_DEC || MODE == CBC_DEC;
+    let keys = WideKeys(if decrypts { &key.dec } else { &key.enc });
+    // The previous input block lives in the high half (see [`parallel_step!`]).
+    // SAFETY: `iv` is a reference to 16 readable bytes.
+    let mut prev = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(iv.as_ptr().cast()) });
+    let mut i = 0;
+    // Bounds of every step: it touches blocks i..i + 2N (- 1 if odd), all below `blocks`,
+    // which the caller checked against input and output.
+    while i + STEP <= blocks {
+        prev = parallel_step!(REGS, MODE; keys, rounds, io, i, false, prev);
+        i += STEP;
+    }
+    let rest = blocks - i; // 0..=15
+    let odd = rest % 2 == 1;
+    macro_rules! tail {
+        ($($n:literal)*) => {
+            match rest.div_ceil(2) {
+                0 => prev,
+                $($n => parallel_step!($n, MODE; keys, rounds, io, i, odd, prev),)*
+                _ => parallel_step!(8, MODE; keys, rounds, io, i, odd, prev),
+            }
+        };
+    }
+    prev = tail!(1 2 3 4 5 6 7);
+    let mut last = [0u8; BLOCK];
+    // SAFETY: `last` is 16 writable bytes.
+    unsafe {
+        _mm_storeu_si128(
+            last.as_mut_ptr().cast(),
+            _mm256_extracti128_si256::<1>(prev),
+        )
+    };
+    last
+}
+
+// ---------------------------------------------------------------------------------------
+// CTR
+
+/// CTR keystream xor over the whole message (partial last block included), counter blocks
+/// `ctr + i` as 128-bit big-endian integers (wrapping mod 2^128). Same contract and results
+/// as [`crate::aes::ni::ctr`].
+pub(crate) fn ctr(_t: VaesToken, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+    assert!(io.len <= io.out_cap && !io.dst.is_null());
+    // SAFETY: the token proves AVX2, VAES and AES-NI; bounds asserted above.
+    unsafe { ctr_vaes(key, io, ctr) }
+}
+
+/// `ctr_step!(keys, rounds, io, i, x, stored)`: encrypts the counter registers `x` (a
+/// `[__m256i; N]` with the counters of blocks `i + 2j`, `i + 2j + 1` in register `j`) and
+/// xors the keystream into the first `stored` of those blocks; evaluates to the last
+/// register's keystream (for the partial block, if any). Each register's blocks are loaded
+/// right before they are stored, which in place reads every block before it is overwritten.
+///
+/// Use only inside a `#[target_feature(enable = "avx,avx2,vaes,aes")]` function (the CPU has
+/// AVX2, VAES and AES-NI), with `stored <= 2N`, blocks `i..i + stored` inside the input and
+/// the non-null output, `keys` the encryption schedule and `rounds <= 14`. A macro for the
+/// reason given at [`aes_regs!`].
+macro_rules! ctr_step {
+    ($keys:expr, $rounds:expr, $io:expr, $i:expr, $x:expr, $stored:expr) => {{
+        let io: &IoPtrs<'_> = $io;
+        let i: usize = $i;
+        let stored: usize = $stored;
+        let mut x = $x;
+        aes_regs!(
+            &mut x,
+            $keys,
+            $rounds,
+            _mm256_aesenc_epi128,
+            _mm256_aesenclast_epi128
+        );
+        for (j, xj) in x.iter().enumerate() {
+            let b = i + 2 * j;
+            // SAFETY: only blocks below i + stored are touched (bounds above).
+            unsafe {
+                if 2 * j + 2 <= stored {
+                    store2(io, b, _mm256_xor_si256(*xj, load2(io, b)));
+                } else if 2 * j + 1 == stored {
+                    store1(io, b, _mm256_xor_si256(*xj, load1(io, b)));
+                }
+            }
+        }
+        x[x.len() - 1]
+    }};
+}
+
+/// # Safety
+/// The CPU has AVX2, VAES and AES-NI; `io.len <= io.out_cap` and `io.dst` is non-null.
+#[target_feature(enable = "avx,avx2,vaes,aes")]
+unsafe fn ctr_vaes(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+    let rounds = key.rounds.min(14);
+    let keys = WideKeys(&key.enc);
+    let c0 = u128::from_be_bytes(*ctr);
+    // Byte reversal within each half turns the little-endian u128 lanes into big-endian
+    // counter blocks.
+    #[rustfmt::skip]
+    let bswap = _mm256_set_epi8(
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    );
+    let full = io.len / BLOCK;
+    let blocks = full + usize::from(!io.len.is_multiple_of(BLOCK));
+    // Fast path: when the low 64 bits do not wrap within this message, a register of two
+    // counters is one 64-bit vector add and a shuffle; else full 128-bit adds per block.
+    let no_carry = (c0 as u64 as u128) + (blocks as u128) <= 1 << 64;
+    let (hi, lo) = ((c0 >> 64) as u64 as i64, c0 as u64);
+    // Counters of blocks 0 (low half) and 1 (high half) on the fast path. (A shadow high
+    // half past the message may wrap its low word; it is never used.)
+    let base = _mm256_set_epi64x(hi, lo.wrapping_add(1) as i64, hi, lo as i64);
+    // Counters of blocks b and b + 1.
+    let pair = |b: usize| {
+        if no_carry {
+            let off = _mm256_set_epi64x(0, b as i64, 0, b as i64);
+            _mm256_shuffle_epi8(_mm256_add_epi64(base, off), bswap)
+        } else {
+            let v0 = c0.wrapping_add(b as u128);
+            let v1 = v0.wrapping_add(1);
+            let v = _mm256_set_epi64x(
+                (v1 >> 64) as i64,
+                v1 as u64 as i64,
+                (v0 >> 64) as i64,
+                v0 as u64 as i64,
+            );
+            _mm256_shuffle_epi8(v, bswap)
+        }
+    };
+    let mut i = 0;
+    // Bounds of every step: it reads and writes only the full blocks among i..i + 2N (the
+    // first `stored`, all below `full`), which lie inside the input, and len <= out_cap was
+    // checked by the caller.
+    if no_carry {
+        // Per step: one vector add for the base, then an add and a shuffle per register.
+        let offsets: [__m256i; REGS] = core::array::from_fn(|j| {
+            let o = 2 * j as i64;
+            _mm256_set_epi64x(0, o, 0, o)
+        });
+        let advance = _mm256_set_epi64x(0, STEP as i64, 0, STEP as i64);
+        let mut cur = base;
+        while i + STEP <= full {
+            let mut x = [_mm256_setzero_si256(); REGS];
+            for (xj, oj) in x.iter_mut().zip(&offsets) {
+                *xj = _mm256_shuffle_epi8(_mm256_add_epi64(cur, *oj), bswap);
+            }
+            ctr_step!(keys, rounds, io, i, x, STEP);
+            cur = _mm256_add_epi64(cur, advance);
+            i += STEP;
+        }
+    } else {
+        while i + STEP <= full {
+            let x: [__m256i; REGS] = core::array::from_fn(|j| pair(i + 2 * j));
+            ctr_step!(keys, rounds, io, i, x, STEP);
+            i += STEP;
+        }
+    }
+    // 0..=16 blocks left, the last possibly partial: one step of rest/2 registers (rounded
+    // up) writes the full ones; the partial block's keystream is kept for `xor_tail`.
+    let rest = blocks - i;
+    if rest == 0 {
+        return;
+    }
+    let stored = full - i;
+    macro_rules! tail {
+        ($($n:literal)*) => {
+            match rest.div_ceil(2) {
+                $($n => {
+                    let x: [__m256i; $n] = core::array::from_fn(|j| pair(i + 2 * j));
+                    ctr_step!(keys, rounds, io, i, x, stored)
+                })*
+                _ => {
+                    let x: [__m256i; 8] = core::array::from_fn(|j| pair(i + 2 * j));
+                    ctr_step!(keys, rounds, io, i, x, stored)
+                }
+            }
+        };
+    }
+    let last = tail!(1 2 3 4 5 6 7);
+    if stored < rest {
+        // The partial block is block i + rest - 1: the high half of the last register when
+        // `rest` is even, else the low half.
+        let v = if rest.is_multiple_of(2) {
+            _mm256_extracti128_si256::<1>(last)
+        } else {
+            _mm256_castsi256_si128(last)
+        };
+        let mut ks = [0u8; BLOCK];
+        // SAFETY: `ks` is 16 writable bytes.
+        unsafe { _mm_storeu_si128(ks.as_mut_ptr().cast(), v) };
+        io.xor_tail(&ks);
+        ks.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aes::ni;
+
+    /// Deterministic bytes for test data (xorshift).
+    fn bytes(seed: u64, n: usize) -> Vec<u8> {
+        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+        (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                (s >> 24) as u8
+            })
+            .collect()
+    }
+
+    const MODES: [Parallel; 4] = [
+        Parallel::EcbEncrypt,
+        Parallel::EcbDecrypt,
+        Parallel::CbcDecrypt,
+        Parallel::CfbDecrypt,
+    ];
+
+    fn block_counts() -> impl Iterator<Item = usize> {
+        (0..=40).chain([47, 48, 49, 100, 257])
+    }
+
+    /// Every parallel mode, key size and block count: the ymm kernel writes exactly what the
+    /// xmm kernel writes (no byte past the blocks touched) and returns the same chaining
+    /// value, out of place and in place. The input is one block longer than `blocks` and the
+    /// output has spare room, so over-reads/over-writes would show.
+    #[test]
+    fn parallel_matches_ni() {
+        let Some(t) = VaesToken::get() else { return };
+        for (ki, klen) in [16usize, 24, 32].into_iter().enumerate() {
+            let key = AesKey::new(&bytes(ki as u64 + 1, klen)).unwrap();
+            for mode in MODES {
+                for n in block_counts() {
+                    let seed = 1000 * ki as u64 + n as u64;
+                    let input = bytes(seed, BLOCK * (n + 1));
+                    let iv: Block = bytes(seed ^ 0xABCD, BLOCK).try_into().unwrap();
+                    let mut want = vec![0xEEu8; BLOCK * (n + 2)];
+                    let want_last =
+                        ni::parallel(t.ni(), mode, &key, &IoPtrs::copy(&input, &mut want), n, &iv);
+                    let mut got = vec![0xEEu8; BLOCK * (n + 2)];
+                    let got_last = parallel(t, mode, &key, &IoPtrs::copy(&input, &mut got), n, &iv);
+                    assert_eq!(got, want, "{mode:?} key {klen} blocks {n} copy");
+                    assert_eq!(got_last, want_last, "{mode:?} key {klen} blocks {n} copy");
+                    let expect_last: Block = if n == 0 {
+                        iv
+                    } else {
+                        input[BLOCK * (n - 1)..BLOCK * n].try_into().unwrap()
+                    };
+                    assert_eq!(got_last, expect_last, "{mode:?} key {klen} blocks {n}");
+
+                    let mut buf = input.clone();
+                    let len = buf.len();
+                    let in_last = parallel(t, mode, &key, &IoPtrs::in_place(&mut buf, len), n, &iv);
+                    assert_eq!(
+                        &buf[..BLOCK * n],
+                        &want[..BLOCK * n],
+                        "{mode:?} key {klen} blocks {n} in place"
+                    );
+                    assert_eq!(&buf[BLOCK * n..], &input[BLOCK * n..]);
+                    assert_eq!(
+                        in_last, want_last,
+                        "{mode:?} key {klen} blocks {n} in place"
+                    );
+                }
+            }
+        }
+    }
+
+    /// Splitting a message at any block boundary and chaining the returned value into the
+    /// second call gives the one-call result (the value returned is the right carry).
+    #[test]
+    fn parallel_chains_across_calls() {
+        let Some(t) = VaesToken::get() else { return };
+        let key = AesKey::new(&bytes(9, 16)).unwrap();
+        let n = 37;
+        let input = bytes(77, BLOCK * n);
+        let iv: Block = bytes(78, BLOCK).try_into().unwrap();
+        for mode in MODES {
+            let mut whole = vec![0u8; BLOCK * n];
+            parallel(t, mode, &key, &IoPtrs::copy(&input, &mut whole), n, &iv);
+            for split in 0..=n {
+                let mut buf = input.clone();
+                let (a, b) = buf.split_at_mut(BLOCK * split);
+                let mid = parallel(
+                    t,
+                    mode,
+                    &key,
+                    &IoPtrs::in_place(a, BLOCK * split),
+                    split,
+                    &iv,
+                );
+                let rest = n - split;
+                parallel(
+                    t,
+                    mode,
+                    &key,
+                    &IoPtrs::in_place(b, BLOCK * rest),
+                    rest,
+                    &mid,
+                );
+                assert_eq!(buf, whole, "{mode:?} split {split}");
+            }
+        }
+    }
+
+    /// CTR against the xmm kernel for one counter, every byte length in `lens`, every key
+    /// size, out of place (with spare output room) and in place.
+    fn check_ctr(t: VaesToken, ctr0: &Block, lens: impl Iterator<Item = usize> + Clone) {
+        for (ki, klen) in [16usize, 24, 32].into_iter().enumerate() {
+            let key = AesKey::new(&bytes(ki as u64 + 11, klen)).unwrap();
+            for len in lens.clone() {
+                let input = bytes(len as u64 + 31 * ki as u64, len);
+                let mut want = vec![0xEEu8; len + 17];
+                ni::ctr(t.ni(), &key, &IoPtrs::copy(&input, &mut want), ctr0);
+                let mut got = vec![0xEEu8; len + 17];
+                ctr(t, &key, &IoPtrs::copy(&input, &mut got), ctr0);
+                assert_eq!(got, want, "key {klen} len {len} ctr {ctr0:02x?} copy");
+
+                let mut buf = input.clone();
+                buf.extend_from_slice(&[0x5A; 7]);
+                ctr(t, &key, &IoPtrs::in_place(&mut buf, len), ctr0);
+                assert_eq!(&buf[..len], &want[..len], "key {klen} len {len} in place");
+                assert_eq!(&buf[len..], &[0x5A; 7], "key {klen} len {len} in place");
+            }
+        }
+    }
+
+    fn ctr_lengths() -> impl Iterator<Item = usize> + Clone {
+        // Every byte length up to 40 blocks and a bit, plus larger whole and partial ones.
+        (0..=16 * 41 + 3).chain([1440, 1600, 4111, 4112, 4113])
+    }
+
+    #[test]
+    fn ctr_matches_ni() {
+        let Some(t) = VaesToken::get() else { return };
+        let c: Block = bytes(5, BLOCK).try_into().unwrap();
+        check_ctr(t, &c, ctr_lengths());
+    }
+
+    /// Low 64 bits at 2^64 - 3: the carry into the high word happens inside the message (the
+    /// full 128-bit add path), and at 2^64 - 300 inside a later main-loop step.
+    #[test]
+    fn ctr_carries_into_the_high_word() {
+        let Some(t) = VaesToken::get() else { return };
+        for low in [u64::MAX - 2, u64::MAX - 299, u64::MAX - 16, u64::MAX] {
+            let c = ((0x0123_4567_89AB_CDEFu128 << 64) | u128::from(low)).to_be_bytes();
+            check_ctr(t, &c, ctr_lengths());
+        }
+        // Exactly reaching 2^64 at the end stays on the fast path.
+        let c = (u128::from(u64::MAX - 15)).to_be_bytes();
+        check_ctr(t, &c, [256usize, 255, 240].into_iter());
+    }
+
+    /// All 128 bits at 2^128 - 2: the counter wraps to zero inside the message.
+    #[test]
+    fn ctr_wraps_mod_2_128() {
+        let Some(t) = VaesToken::get() else { return };
+        let c = (u128::MAX - 1).to_be_bytes();
+        check_ctr(t, &c, ctr_lengths());
+    }
+
+    /// Known answers independent of the xmm kernel: SP 800-38A F.5.1 (CTR-AES128) and F.2.2
+    /// (CBC-AES128 decryption).
+    #[test]
+    fn sp800_38a_vectors() {
+        let Some(t) = VaesToken::get() else { return };
+        let key = AesKey::new(&hex("2b7e151628aed2a6abf7158809cf4f3c")).unwrap();
+        let c: Block = hex("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff").try_into().unwrap();
+        let pt = hex(concat!(
+            "6bc1bee22e409f96e93d7e117393172a",
+            "ae2d8a571e03ac9c9eb76fac45af8e51",
+            "30c81c46a35ce411e5fbc1191a0a52ef",
+            "f69f2445df4f9b17ad2b417be66c3710"
+        ));
+        let ct = hex(concat!(
+            "874d6191b620e3261bef6864990db6ce",
+            "9806f66b7970fdff8617187bb9fffdff",
+            "5ae4df3edbd5d35e5b4f09020db03eab",
+            "1e031dda2fbe03d1792170a0f3009cee"
+        ));
+        let mut out = vec![0u8; pt.len()];
+        ctr(t, &key, &IoPtrs::copy(&pt, &mut out), &c);
+        assert_eq!(out, ct);
+        // F.2.2 (CBC-AES128 decryption), in place.
+        let iv: Block = hex("000102030405060708090a0b0c0d0e0f").try_into().unwrap();
+        let mut buf = hex(concat!(
+            "7649abac8119b246cee98e9b12e9197d",
+            "5086cb9b507219ee95db113a917678b2",
+            "73bed6b8e3c1743b7116e69e22229516",
+            "3ff1caa1681fac09120eca307586e1a7"
+        ));
+        let last = parallel(
+            t,
+            Parallel::CbcDecrypt,
+            &key,
+            &IoPtrs::in_place(&mut buf, 64),
+            4,
+            &iv,
+        );
+        assert_eq!(buf, pt);
+        assert_eq!(last.to_vec(), hex("3ff1caa1681fac09120eca307586e1a7"));
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+}
