@@ -118,6 +118,19 @@ fn resolve_dist(a: &Options) -> Result<Vec<Dist>, String> {
 }
 
 /// Turns the options into a plan.
+/// The main job's lane sweep: 1..=16, and up to 32 in steps of 4 for a backend whose
+/// default is wider than 8 (two lanes per register).
+fn sweep_lanes() -> Vec<usize> {
+    let default = comb::Engine::new()
+        .and_then(|e| comb::Engine::untuned(e.backend()))
+        .map_or(8, |e| e.lanes(Algorithm::AesCbc, Op::Encrypt));
+    let mut lanes: Vec<usize> = (1..=16).collect();
+    if default > 8 {
+        lanes.extend([20, 24, 28, 32]);
+    }
+    lanes
+}
+
 pub fn plan(a: &Options) -> Result<Plan, String> {
     if ![128, 192, 256].contains(&a.key_bits) {
         return Err(format!("--key-bits {} (128, 192 or 256)", a.key_bits));
@@ -172,7 +185,7 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
             // Quick: the same configurations, fewer samples and calls outside the main table.
             let (s2, c2) = if quick { sc(21, 50) } else { (samples, calls) };
 
-            let lanes = LaneSpec::List((1..=16).collect());
+            let lanes = LaneSpec::List(sweep_lanes());
             let plot_lengths: Vec<Dist> = PLOT_LENGTHS.iter().map(|&n| Dist::Fixed(n)).collect();
             let chained_dec: Vec<Algorithm> = Algorithm::ALL
                 .iter()

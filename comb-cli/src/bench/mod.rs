@@ -156,9 +156,10 @@ pub struct TuneArgs {
     /// Write the tuning file here instead of the library's location.
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Largest lane count tried.
-    #[arg(long, value_name = "P", default_value_t = 16)]
-    pub max_lanes: usize,
+    /// Largest lane count tried. Default: twice the backend's default lanes (ni 16, vaes256
+    /// 32: two lanes per register).
+    #[arg(long, value_name = "P")]
+    pub max_lanes: Option<usize>,
     /// Messages per call.
     #[arg(long, value_name = "N", default_value_t = 64)]
     pub batch: usize,

@@ -115,11 +115,14 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 /// Runs `comb tune`.
 pub fn run(a: TuneArgs) -> Result<ExitCode, String> {
     let max = comb::sched::plan::MAX_LANES;
-    if !(1..=max).contains(&a.max_lanes) {
-        return Err(format!(
-            "--max-lanes {} is out of range 1..={max}",
-            a.max_lanes
-        ));
+    let backend = comb::Engine::new().map_err(|e| e.to_string())?.backend();
+    // The built-in default, not a tuned one: the sweep must not depend on the last tuning.
+    let default = comb::Engine::untuned(backend)
+        .map_err(|e| e.to_string())?
+        .lanes(comb::Algorithm::AesCbc, comb::Op::Encrypt);
+    let max_lanes = a.max_lanes.unwrap_or((2 * default).min(max));
+    if !(1..=max).contains(&max_lanes) {
+        return Err(format!("--max-lanes {max_lanes} is out of range 1..={max}"));
     }
     if a.batch == 0 {
         return Err("--batch must be at least 1".into());
@@ -133,7 +136,6 @@ pub fn run(a: TuneArgs) -> Result<ExitCode, String> {
         )?,
     };
     let comb_engine = engines::by_name("comb")?;
-    let backend = comb::Engine::new().map_err(|e| e.to_string())?.backend();
     let session = Session::start(a.cpu, !a.no_gate, 10, a.seed)?;
     let common = Common {
         batch: a.batch,
@@ -144,7 +146,7 @@ pub fn run(a: TuneArgs) -> Result<ExitCode, String> {
         tuned: None,
         backend,
     };
-    let lanes: Vec<usize> = (1..=a.max_lanes).collect();
+    let lanes: Vec<usize> = (1..=max_lanes).collect();
     let mut notes = Vec::new();
     let mut tasks = Vec::new();
     for (alg, op) in chained_modes() {
@@ -163,7 +165,7 @@ pub fn run(a: TuneArgs) -> Result<ExitCode, String> {
     eprintln!(
         "comb tune: {} modes × lanes 1..={} on the realistic mix, batch {}, median of {samples} × {calls} calls",
         chained_modes().len(),
-        a.max_lanes,
+        max_lanes,
         a.batch
     );
     let total = tasks.iter().map(|t| t.samples as u64).sum();
