@@ -16,6 +16,18 @@ pub fn dbl(b: &Block) -> Block {
     ((v << 1) ^ (carry & 0x87)).to_be_bytes()
 }
 
+/// Overwrites a block with zeros in one volatile 16-byte write that the optimiser may not
+/// remove (`zeroize` writes a `[u8; 16]` byte by byte: 16 stores, measured at about a fifth
+/// of the per-job cost of a batch of 128-byte CBC messages, where every job's chaining
+/// value is wiped).
+#[inline]
+pub(crate) fn wipe(b: &mut Block) {
+    // SAFETY: `b` is a valid reference to a `[u8; 16]` (alignment 1); volatile keeps the
+    // store although `b` may never be read again. It compiles to one 16-byte store.
+    unsafe { core::ptr::write_volatile(b, [0u8; BLOCK]) };
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
 /// Whether the first `expected.len()` (1..=16) bytes of `computed` equal `expected`, in
 /// constant time: both sides zero-padded to one 128-bit word and compared with `subtle`'s
 /// word comparison (a xor and a mask, no data-dependent branch or early exit). Only the tag
@@ -28,7 +40,7 @@ pub(crate) fn tag_matches(computed: &Block, expected: &[u8]) -> bool {
     c[..n].copy_from_slice(&computed[..n]);
     e[..n].copy_from_slice(&expected[..n]);
     let equal = u128::from_ne_bytes(c).ct_eq(&u128::from_ne_bytes(e));
-    zeroize::Zeroize::zeroize(&mut c);
+    wipe(&mut c);
     bool::from(equal)
 }
 

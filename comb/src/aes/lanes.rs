@@ -40,7 +40,7 @@ pub(crate) struct Lanes<'a>(pub(crate) Vec<ChainLane<'a>>);
 impl Drop for Lanes<'_> {
     fn drop(&mut self) {
         for lane in &mut self.0 {
-            zeroize::Zeroize::zeroize(&mut lane.chain);
+            crate::block::wipe(&mut lane.chain);
         }
     }
 }

@@ -602,7 +602,7 @@ unsafe fn ctr_ni(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
         let mut ks = [0u8; 16];
         store(&mut ks, x[0]);
         io.xor_tail(&ks);
-        zeroize::Zeroize::zeroize(&mut ks);
+        crate::block::wipe(&mut ks);
     }
 }
 

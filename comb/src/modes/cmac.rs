@@ -65,6 +65,6 @@ pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResul
             }
             TagIo::None => Err(Error::TagMisuse),
         };
-        zeroize::Zeroize::zeroize(tag);
+        crate::block::wipe(tag);
     }
 }

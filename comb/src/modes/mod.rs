@@ -48,7 +48,7 @@ impl<'a> HasLane<'a> for Prepared<'a> {
 
 impl Drop for Prepared<'_> {
     fn drop(&mut self) {
-        zeroize::Zeroize::zeroize(&mut self.lane.chain);
+        crate::block::wipe(&mut self.lane.chain);
     }
 }
 
@@ -98,6 +98,6 @@ fn keystream_tails(k: Kernels, jobs: &[Prepared<'_>]) {
     k.encrypt_many(&mut ks, &keys);
     for (&i, k) in tails.iter().zip(&mut ks) {
         jobs[i].lane.io.xor_tail(k);
-        zeroize::Zeroize::zeroize(k);
+        crate::block::wipe(k);
     }
 }

@@ -27,7 +27,6 @@ use core::arch::x86_64::*;
 use crate::aes::{AesKey, Parallel, RoundKeys};
 use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::VaesToken;
-use zeroize::Zeroize;
 
 /// Registers per step of the main loops: latency 4 x two VAES per cycle.
 const REGS: usize = 8;
@@ -470,7 +469,7 @@ unsafe fn ctr_vaes(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
         // SAFETY: `ks` is 16 writable bytes.
         unsafe { _mm_storeu_si128(ks.as_mut_ptr().cast(), v) };
         io.xor_tail(&ks);
-        ks.zeroize();
+        crate::block::wipe(&mut ks);
     }
 }
 
