@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 mod batch;
 mod bench;
+mod ct;
 mod info;
 mod kat;
 mod vectors;
@@ -33,6 +34,8 @@ enum Command {
     Bench(bench::Args),
     /// Measure the best lane count per mode on this CPU and store it.
     Tune(bench::TuneArgs),
+    /// Look for timing leaks (dudect's method: fixed vs random inputs, Welch's t-test).
+    Ct(ct::Args),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Command::Info(a) => info::run(a),
         Command::Bench(a) => bench::run(a),
         Command::Tune(a) => bench::tune(a),
+        Command::Ct(a) => ct::run(a),
     };
     match result {
         Ok(code) => code,

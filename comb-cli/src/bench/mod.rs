@@ -41,7 +41,7 @@ mod spec;
 mod stats;
 mod suite;
 mod table;
-mod timer;
+pub(crate) mod timer;
 mod tune;
 mod workload;
 
