@@ -44,6 +44,7 @@ mod batch;
 pub mod block;
 pub mod cpu;
 mod error;
+pub mod gf128;
 mod modes;
 pub mod sched;
 mod tune;

@@ -1,0 +1,657 @@
+//! GF(2^128) arithmetic: GHASH for GCM (and later POET/Julius-style hashes), doubling and
+//! tripling for OCB3/OTR/COPA-style masks.
+//!
+//! # GHASH
+//!
+//! [`GhashKey`] holds the hash key H = E_K(0^128) as the powers H^1..H^8 and hashes whole
+//! 16-byte blocks: for each block X_i, `state = (state ^ X_i) · H` in the field of SP 800-38D
+//! (bit-reflected, polynomial `x^128 + x^7 + x^2 + x + 1`). Backends:
+//!
+//! * `Vclmul` — VPCLMULQDQ on ymm (two blocks per instruction, AVX2), 8-block aggregated;
+//! * `Clmul` — PCLMULQDQ on xmm;
+//! * `Soft` — portable and constant-time (64-bit integer multiplies with holes, no tables).
+//!
+//! The hardware ones come in the two multiplication variants of papers/000 §6.3
+//! ([`MulVariant`]). [`GhashKey::new`] picks the best the CPU has once, at key creation
+//! ([`GhashBackend::best`]); [`GhashKey::with_backend`] forces one (tests, benchmarks).
+//!
+//! Blocks are hashed `N` at a time with one reduction per group (aggregated reduction,
+//! Jankowski–Laurent): `(s ^ X_0)·H^N + X_1·H^(N-1) + … + X_(N-1)·H`, `N = 8` by default,
+//! then one group of 4 if at least 4 blocks remain, then block by block ([`Aggregation`]).
+//!
+//! ## Representation (all backends agree on it)
+//!
+//! A block `X` is held as the integer `R(X) = u128::from_be_bytes(X)` (a byte swap of the
+//! little-endian register load): integer bit `127 - i` is the coefficient of `x^i`, the
+//! bit-reflected polynomial. Carry-less multiplication of reflected operands gives the
+//! reflected product one bit short (`R(a)·R(b) = y^127·R(ab)` in `GF(2)[y]/P*`, `P*` the
+//! reciprocal polynomial `y^128 + y^127 + y^126 + y^121 + 1`). The key stores
+//! `K_i = R(H^i)·y mod P*` (H "times x" once, at setup), and every reduction is the
+//! Montgomery-style division `T ↦ T·y^-128 mod P*`, so `reduce(R(X) ⊗ K_i) = R(X·H^i)`
+//! exactly: no 1-bit shift of each product as in Intel's white paper, and sums of products
+//! (aggregation) reduce once because the reduction is linear.
+//!
+//! # Doubling and tripling
+//!
+//! [`dbl`], [`tpl`] and the MSB-test variants [`dbl_sar`], [`dbl_mulbit`] (and xmm forms on
+//! x86) use the big-endian convention of OCB3 and CMAC (byte 0 most significant,
+//! `x^128 = x^7 + x^2 + x + 1`), not GHASH's reflected one. Papers/000 §6.5 measures ways to
+//! test the MSB before the conditional reduction, all with a branch; every variant here turns
+//! the MSB into a mask instead (negation, arithmetic shift, multiplication by the bit, or on
+//! xmm `psrad`/`pcmpgtd` of the top dword), so none depends on the secret value for timing.
+//! [`dbl`] is the crate's CMAC doubling ([`crate::block::dbl`]), reused.
+
+mod dbl;
+mod soft;
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod clmul;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+mod vclmul;
+
+pub use dbl::{dbl, dbl_mulbit, dbl_sar, tpl};
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub use dbl::{dbl_xmm_cmp, dbl_xmm_sar};
+
+use crate::block::{Block, BLOCK};
+use crate::Error;
+use core::fmt;
+use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// How a 128 × 128-bit carry-less product is computed (papers/000 §6.3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MulVariant {
+    /// The "classical" method (Intel white paper): Karatsuba with 3 PCLMULQDQ per product,
+    /// reduction by shifts and XORs.
+    Karatsuba,
+    /// The "Haswell-optimized" method (Gueron): 4 PCLMULQDQ per product (schoolbook),
+    /// reduction by 2 more PCLMULQDQ. Fewer other instructions; better when the multiplier
+    /// has throughput to spare.
+    Schoolbook,
+}
+
+/// A GHASH implementation. Not every CPU runs every one: see [`GhashBackend::is_supported`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum GhashBackend {
+    /// Portable, constant-time, no special instructions.
+    Soft,
+    /// PCLMULQDQ on xmm registers (needs PCLMULQDQ, SSE2, SSSE3).
+    Clmul(MulVariant),
+    /// VPCLMULQDQ on ymm registers, two blocks per instruction (needs AVX2 and VPCLMULQDQ
+    /// as well as everything `Clmul` needs).
+    Vclmul(MulVariant),
+}
+
+impl GhashBackend {
+    /// Every backend, in order of preference (best first).
+    ///
+    /// The order is measured on the development CPU (AMD Zen 3, 8-block aggregation, long
+    /// inputs; a quick, noisy measurement, to be redone by `comb bench`): both ymm variants
+    /// ≈ 0.09 ns/byte (bound by the latency of the state chain, not by the multiplier), the
+    /// schoolbook one slightly ahead on short inputs and single blocks; on xmm, where
+    /// PCLMULQDQ throughput is the limit, Karatsuba ≈ 0.13 ns/byte against schoolbook
+    /// ≈ 0.17; `Soft` ≈ 4 ns/byte.
+    pub const ALL: &'static [GhashBackend] = &[
+        GhashBackend::Vclmul(MulVariant::Schoolbook),
+        GhashBackend::Vclmul(MulVariant::Karatsuba),
+        GhashBackend::Clmul(MulVariant::Karatsuba),
+        GhashBackend::Clmul(MulVariant::Schoolbook),
+        GhashBackend::Soft,
+    ];
+
+    /// A short name for printing (`"vclmul-schoolbook"`, `"clmul-karatsuba"`, `"soft"`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            GhashBackend::Soft => "soft",
+            GhashBackend::Clmul(MulVariant::Karatsuba) => "clmul-karatsuba",
+            GhashBackend::Clmul(MulVariant::Schoolbook) => "clmul-schoolbook",
+            GhashBackend::Vclmul(MulVariant::Karatsuba) => "vclmul-karatsuba",
+            GhashBackend::Vclmul(MulVariant::Schoolbook) => "vclmul-schoolbook",
+        }
+    }
+
+    /// Whether this CPU can run the backend (runtime detection; std caches CPUID).
+    pub fn is_supported(self) -> bool {
+        Kernel::get(self).is_some()
+    }
+
+    /// The first supported backend of [`GhashBackend::ALL`]; `Soft` if nothing else runs.
+    pub fn best() -> GhashBackend {
+        GhashBackend::ALL
+            .iter()
+            .copied()
+            .find(|b| b.is_supported())
+            .unwrap_or(GhashBackend::Soft)
+    }
+}
+
+impl fmt::Display for GhashBackend {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// How many blocks share one reduction in [`GhashKey::ghash_update_with`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Aggregation {
+    /// Block by block: one multiplication and one reduction per block.
+    One,
+    /// Groups of 4 blocks with H^4..H^1, then block by block.
+    Four,
+    /// Groups of 8 blocks with H^8..H^1, then at most one group of 4, then block by block.
+    #[default]
+    Eight,
+}
+
+/// The selected kernel, with the proof that the CPU runs it.
+#[derive(Clone, Copy, Debug)]
+enum Kernel {
+    Soft,
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Clmul(clmul::ClmulToken, MulVariant),
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Vclmul(vclmul::VclmulToken, MulVariant),
+}
+
+impl Kernel {
+    /// The kernel for `b`, if the CPU runs it.
+    fn get(b: GhashBackend) -> Option<Kernel> {
+        match b {
+            GhashBackend::Soft => Some(Kernel::Soft),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            GhashBackend::Clmul(v) => clmul::ClmulToken::get().map(|t| Kernel::Clmul(t, v)),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            GhashBackend::Vclmul(v) => vclmul::VclmulToken::get().map(|t| Kernel::Vclmul(t, v)),
+            #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+            _ => None,
+        }
+    }
+
+    fn backend(self) -> GhashBackend {
+        match self {
+            Kernel::Soft => GhashBackend::Soft,
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Clmul(_, v) => GhashBackend::Clmul(v),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Vclmul(_, v) => GhashBackend::Vclmul(v),
+        }
+    }
+}
+
+/// The key powers, in the representation of the module docs.
+///
+/// `desc[8 - i] = K_i = R(H^i)·y mod P*` (`K_8` first, so that `[K_8 | K_7]`, `[K_6 | K_5]`,
+/// ... are 32-byte loads for the ymm kernel); `kk[j]` holds `hi64(desc[j]) ^ lo64(desc[j])`
+/// in both halves, the Karatsuba middle operand.
+#[derive(Clone)]
+#[repr(C, align(32))]
+pub(crate) struct Powers {
+    pub(crate) desc: [u128; 8],
+    pub(crate) kk: [u128; 8],
+}
+
+/// A GHASH key: H = E_K(0^128) as the powers H^1..H^8, and the backend chosen for it.
+///
+/// Immutable once made, so it can be shared between threads; the powers are overwritten with
+/// zeros on drop.
+///
+/// ```
+/// use comb::gf128::GhashKey;
+///
+/// // GCM spec test case 2: H = E_0(0), C = 0388dace..., no AAD.
+/// let h = 0x66e94bd4ef8a2c3b884cfa59ca342b2eu128.to_be_bytes();
+/// let c = 0x0388dace60b6a392f328c2b971b2fe78u128.to_be_bytes();
+/// let key = GhashKey::new(&h);
+/// assert_eq!(
+///     key.gcm_ghash(&[], &c),
+///     0xf38cbb1ad69223dcc3457ae5b6b0f885u128.to_be_bytes()
+/// );
+/// ```
+#[derive(Clone)]
+pub struct GhashKey {
+    pow: Powers,
+    kernel: Kernel,
+}
+
+impl GhashKey {
+    /// The key for hash subkey `h` (= E_K(0^128)) with the best backend of this CPU.
+    pub fn new(h: &Block) -> GhashKey {
+        let kernel = Kernel::get(GhashBackend::best()).unwrap_or(Kernel::Soft);
+        GhashKey::build(h, kernel)
+    }
+
+    /// The key with a forced backend.
+    ///
+    /// Errors: [`Error::Unsupported`] if this CPU lacks the backend's instructions.
+    pub fn with_backend(h: &Block, backend: GhashBackend) -> Result<GhashKey, Error> {
+        let kernel = Kernel::get(backend).ok_or(Error::Unsupported(
+            "GHASH backend needs PCLMULQDQ (clmul) or AVX2 and VPCLMULQDQ (vclmul)",
+        ))?;
+        Ok(GhashKey::build(h, kernel))
+    }
+
+    fn build(h: &Block, kernel: Kernel) -> GhashKey {
+        let mut k1 = soft::mulx(u128::from_be_bytes(*h));
+        let desc = match kernel {
+            Kernel::Soft => soft::powers(k1),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Clmul(t, _) => clmul::powers(t, k1),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Vclmul(t, _) => clmul::powers(t.clmul(), k1),
+        };
+        k1.zeroize();
+        let mut pow = Powers { desc, kk: [0; 8] };
+        for (kk, k) in pow.kk.iter_mut().zip(&pow.desc) {
+            let m = u128::from((k ^ (k >> 64)) as u64);
+            *kk = (m << 64) | m;
+        }
+        GhashKey { pow, kernel }
+    }
+
+    /// The backend this key's hashing runs on.
+    pub fn backend(&self) -> GhashBackend {
+        self.kernel.backend()
+    }
+
+    /// Hashes `data` into `state`: `state = (state ^ X_i) · H` for each 16-byte block `X_i`,
+    /// eight blocks per reduction.
+    ///
+    /// `data` should be whole blocks: the caller pads. A trailing partial block (the last
+    /// `data.len() % 16` bytes) is zero-padded to 16 bytes, which is exactly GCM's padding of
+    /// A and C, so `ghash_update(s, aad)` then `ghash_update(s, ct)` is right for any lengths;
+    /// but streaming one message in pieces works only if every piece but the last is a
+    /// multiple of 16 bytes.
+    pub fn ghash_update(&self, state: &mut Block, data: &[u8]) {
+        self.ghash_update_with(state, data, Aggregation::Eight);
+    }
+
+    /// [`GhashKey::ghash_update`] with a chosen number of blocks per reduction (all give the
+    /// same result; for benchmarks and tests).
+    pub fn ghash_update_with(&self, state: &mut Block, data: &[u8], agg: Aggregation) {
+        let (blocks, tail) = data.as_chunks::<BLOCK>();
+        self.update_blocks(state, blocks, agg);
+        if !tail.is_empty() {
+            let mut last = [0u8; BLOCK];
+            for (d, s) in last.iter_mut().zip(tail) {
+                *d = *s;
+            }
+            self.update_blocks(state, core::slice::from_ref(&last), Aggregation::One);
+        }
+    }
+
+    /// Hashes whole blocks into `state`.
+    pub fn ghash_blocks(&self, state: &mut Block, blocks: &[Block], agg: Aggregation) {
+        self.update_blocks(state, blocks, agg);
+    }
+
+    fn update_blocks(&self, state: &mut Block, blocks: &[Block], agg: Aggregation) {
+        match self.kernel {
+            Kernel::Soft => soft::update(&self.pow, state, blocks, agg),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Clmul(t, v) => clmul::update(t, v, &self.pow, state, blocks, agg),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Vclmul(t, v) => vclmul::update(t, v, &self.pow, state, blocks, agg),
+        }
+    }
+
+    /// `GHASH_H(A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64)` of SP 800-38D §7.1
+    /// step 5: the value GCM encrypts with E_K(J_0) to make the tag. Lengths are in bits,
+    /// modulo 2^64 (GCM itself limits A and C far below that).
+    pub fn gcm_ghash(&self, aad: &[u8], ct: &[u8]) -> Block {
+        let mut s = [0u8; BLOCK];
+        self.ghash_update(&mut s, aad);
+        self.ghash_update(&mut s, ct);
+        let bits = |n: usize| (n as u64).wrapping_mul(8);
+        let lens = (u128::from(bits(aad.len())) << 64) | u128::from(bits(ct.len()));
+        self.update_blocks(&mut s, &[lens.to_be_bytes()], Aggregation::One);
+        s
+    }
+
+    /// `x · H` in the GCM field.
+    pub fn mul_h(&self, x: &Block) -> Block {
+        let mut s = *x;
+        self.update_blocks(&mut s, &[[0; BLOCK]], Aggregation::One);
+        s
+    }
+}
+
+/// `a · b` in the GCM field (SP 800-38D §6.3, bit-reflected), portable and constant-time.
+/// For one-off products; repeated products with one operand go faster through
+/// [`GhashKey::mul_h`].
+pub fn gf_mul(a: &Block, b: &Block) -> Block {
+    soft::mont(u128::from_be_bytes(*a), soft::mulx(u128::from_be_bytes(*b))).to_be_bytes()
+}
+
+impl Drop for GhashKey {
+    fn drop(&mut self) {
+        self.pow.desc.zeroize();
+        self.pow.kk.zeroize();
+    }
+}
+
+impl ZeroizeOnDrop for GhashKey {}
+
+impl fmt::Debug for GhashKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GhashKey")
+            .field("backend", &self.backend())
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ghash::universal_hash::UniversalHash;
+
+    /// SP 800-38D §6.3 Algorithm 1, bit by bit (test only: branches on data).
+    fn mul_ref(x: &Block, y: &Block) -> Block {
+        let x = u128::from_be_bytes(*x);
+        let mut v = u128::from_be_bytes(*y);
+        let mut z = 0u128;
+        for i in 0..128 {
+            if (x >> (127 - i)) & 1 == 1 {
+                z ^= v;
+            }
+            v = if v & 1 == 1 {
+                (v >> 1) ^ (0xE1 << 120)
+            } else {
+                v >> 1
+            };
+        }
+        z.to_be_bytes()
+    }
+
+    fn ghash_ref(h: &Block, state: &Block, data: &[u8]) -> Block {
+        let mut s = *state;
+        for chunk in data.chunks(16) {
+            let mut x = [0u8; 16];
+            x[..chunk.len()].copy_from_slice(chunk);
+            let y: Block = core::array::from_fn(|i| s[i] ^ x[i]);
+            s = mul_ref(&y, h);
+        }
+        s
+    }
+
+    fn ghash_oracle(h: &Block, data: &[u8]) -> Block {
+        let mut g = ghash::GHash::new(&(*h).into());
+        g.update_padded(data);
+        g.finalize().into()
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    fn hex16(s: &str) -> Block {
+        hex(s).try_into().unwrap()
+    }
+
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn block(&mut self) -> Block {
+            (u128::from(self.next()) << 64 | u128::from(self.next())).to_be_bytes()
+        }
+        fn bytes(&mut self, n: usize) -> Vec<u8> {
+            (0..n).map(|_| self.next() as u8).collect()
+        }
+    }
+
+    /// Every backend this CPU runs.
+    fn keys(h: &Block) -> Vec<GhashKey> {
+        GhashBackend::ALL
+            .iter()
+            .filter_map(|&b| GhashKey::with_backend(h, b).ok())
+            .collect()
+    }
+
+    const AGGS: [Aggregation; 3] = [Aggregation::One, Aggregation::Four, Aggregation::Eight];
+
+    #[test]
+    fn reference_multiply_matches_spec_products() {
+        // McGrew–Viega test case 2 X1 = C1·H, test case 3 X1, test case 4 X1 = A1·H.
+        let h2 = hex16("66e94bd4ef8a2c3b884cfa59ca342b2e");
+        let h3 = hex16("b83b533708bf535d0aa6e52980d53b78");
+        let cases = [
+            (
+                "0388dace60b6a392f328c2b971b2fe78",
+                h2,
+                "5e2ec746917062882c85b0685353deb7",
+            ),
+            (
+                "42831ec2217774244b7221b784d0d49c",
+                h3,
+                "59ed3f2bb1a0aaa07c9f56c6a504647b",
+            ),
+            (
+                "feedfacedeadbeeffeedfacedeadbeef",
+                h3,
+                "ed56aaf8a72d67049fdb9228edba1322",
+            ),
+        ];
+        for (x, h, want) in cases {
+            assert_eq!(mul_ref(&hex16(x), &h), hex16(want));
+            assert_eq!(gf_mul(&hex16(x), &h), hex16(want));
+            for k in keys(&h) {
+                assert_eq!(k.mul_h(&hex16(x)), hex16(want), "{:?}", k.backend());
+            }
+        }
+        // The field's one is the block 80 00 .. 00.
+        let mut one = [0u8; 16];
+        one[0] = 0x80;
+        assert_eq!(gf_mul(&one, &h3), h3);
+        assert_eq!(gf_mul(&h3, &one), h3);
+    }
+
+    /// The GCM spec's GHASH intermediate values X_i (after each block) and GHASH(H, A, C).
+    #[test]
+    fn gcm_spec_test_cases_2_to_4() {
+        struct Case {
+            h: &'static str,
+            a: &'static str,
+            c: &'static str,
+            xs: &'static [&'static str],
+            ghash: &'static str,
+        }
+        let c3 = "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e\
+                  21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985";
+        let cases = [
+            Case {
+                h: "66e94bd4ef8a2c3b884cfa59ca342b2e",
+                a: "",
+                c: "0388dace60b6a392f328c2b971b2fe78",
+                xs: &["5e2ec746917062882c85b0685353deb7"],
+                ghash: "f38cbb1ad69223dcc3457ae5b6b0f885",
+            },
+            Case {
+                h: "b83b533708bf535d0aa6e52980d53b78",
+                a: "",
+                c: c3,
+                xs: &[
+                    "59ed3f2bb1a0aaa07c9f56c6a504647b",
+                    "b714c9048389afd9f9bc5c1d4378e052",
+                    "47400c6577b1ee8d8f40b2721e86ff10",
+                    "4796cf49464704b5dd91f159bb1b7f95",
+                ],
+                ghash: "7f1b32b81b820d02614f8895ac1d4eac",
+            },
+            Case {
+                h: "b83b533708bf535d0aa6e52980d53b78",
+                a: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+                c: &c3[..120],
+                xs: &[
+                    "ed56aaf8a72d67049fdb9228edba1322",
+                    "cd47221ccef0554ee4bb044c88150352",
+                    "54f5e1b2b5a8f9525c23924751a3ca51",
+                    "324f585c6ffc1359ab371565d6c45f93",
+                    "ca7dd446af4aa70cc3c0cd5abba6aa1c",
+                    "1590df9b2eb6768289e57d56274c8570",
+                ],
+                ghash: "698e57f70e6ecc7fd9463b7260a9ae5f",
+            },
+        ];
+        for case in &cases {
+            let h = hex16(case.h);
+            let (a, c) = (hex(case.a), hex(case.c));
+            // The padded blocks of A then C, one at a time.
+            let mut blocks: Vec<Block> = Vec::new();
+            for part in [&a, &c] {
+                for chunk in part.chunks(16) {
+                    let mut b = [0u8; 16];
+                    b[..chunk.len()].copy_from_slice(chunk);
+                    blocks.push(b);
+                }
+            }
+            assert_eq!(blocks.len(), case.xs.len());
+            for k in keys(&h) {
+                let mut s = [0u8; 16];
+                for (b, x) in blocks.iter().zip(case.xs) {
+                    k.ghash_update(&mut s, b);
+                    assert_eq!(s, hex16(x), "{:?}", k.backend());
+                }
+                assert_eq!(k.gcm_ghash(&a, &c), hex16(case.ghash), "{:?}", k.backend());
+                for agg in AGGS {
+                    let mut s = [0u8; 16];
+                    k.ghash_blocks(&mut s, &blocks, agg);
+                    assert_eq!(&s, &hex16(case.xs[case.xs.len() - 1]), "{agg:?}");
+                }
+            }
+            let mut lens = [0u8; 16];
+            lens[..8].copy_from_slice(&(a.len() as u64 * 8).to_be_bytes());
+            lens[8..].copy_from_slice(&(c.len() as u64 * 8).to_be_bytes());
+            let flat: Vec<u8> = blocks.iter().flatten().copied().chain(lens).collect();
+            assert_eq!(ghash_oracle(&h, &flat), hex16(case.ghash));
+        }
+    }
+
+    /// All backends, both variants, all aggregations, against the RustCrypto oracle and the
+    /// bit-serial reference, for 0..=300 blocks (every remainder class of 8 and 4).
+    #[test]
+    fn backends_agree_with_oracle_on_random_lengths() {
+        let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+        let backends: Vec<GhashBackend> = keys(&[1; 16]).iter().map(|k| k.backend()).collect();
+        assert!(backends.contains(&GhashBackend::Soft));
+        for n in 0..=300usize {
+            let h = rng.block();
+            let data = rng.bytes(16 * n);
+            let want = ghash_oracle(&h, &data);
+            if n <= 40 || n % 7 == 0 {
+                assert_eq!(ghash_ref(&h, &[0; 16], &data), want, "n={n}");
+            }
+            let init = rng.block();
+            let want_init = ghash_ref(&h, &init, &data);
+            for k in keys(&h) {
+                for agg in AGGS {
+                    let mut s = [0u8; 16];
+                    k.ghash_update_with(&mut s, &data, agg);
+                    assert_eq!(s, want, "n={n} {:?} {agg:?}", k.backend());
+                    if n % 5 == 0 {
+                        let mut s = init;
+                        k.ghash_update_with(&mut s, &data, agg);
+                        assert_eq!(s, want_init, "n={n} {:?} {agg:?} init", k.backend());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn aggregated_paths_match_block_by_block() {
+        let mut rng = Rng(0xDEAD_BEEF_1234_5678);
+        for _ in 0..20 {
+            let h = rng.block();
+            for k in keys(&h) {
+                for n in [1usize, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 64, 67] {
+                    let data = rng.bytes(16 * n);
+                    let init = rng.block();
+                    let mut one = init;
+                    for b in data.chunks(16) {
+                        k.ghash_update_with(&mut one, b, Aggregation::One);
+                    }
+                    for agg in [Aggregation::Four, Aggregation::Eight] {
+                        let mut s = init;
+                        k.ghash_update_with(&mut s, &data, agg);
+                        assert_eq!(s, one, "n={n} {:?} {agg:?}", k.backend());
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streaming_at_block_boundaries_and_partial_tail() {
+        let mut rng = Rng(77);
+        let h = rng.block();
+        let data = rng.bytes(16 * 37 + 5);
+        let want = ghash_oracle(&h, &data);
+        for k in keys(&h) {
+            for cut in [0usize, 1, 7, 8, 13, 36, 37] {
+                let mut s = [0u8; 16];
+                k.ghash_update(&mut s, &data[..16 * cut]);
+                k.ghash_update(&mut s, &data[16 * cut..]);
+                assert_eq!(s, want, "cut={cut} {:?}", k.backend());
+            }
+            // A partial-only input is one zero-padded block.
+            let mut s = [0u8; 16];
+            k.ghash_update(&mut s, &data[..5]);
+            assert_eq!(s, ghash_oracle(&h, &data[..5]));
+        }
+    }
+
+    #[test]
+    fn gcm_ghash_matches_oracle_for_odd_lengths() {
+        let mut rng = Rng(4242);
+        for (alen, clen) in [(0, 0), (1, 0), (0, 1), (20, 60), (17, 129), (100, 1000)] {
+            let h = rng.block();
+            let (a, c) = (rng.bytes(alen), rng.bytes(clen));
+            let mut g = ghash::GHash::new(&h.into());
+            g.update_padded(&a);
+            g.update_padded(&c);
+            let lens = ((alen as u128 * 8) << 64) | (clen as u128 * 8);
+            g.update(&[lens.to_be_bytes().into()]);
+            let want: Block = g.finalize().into();
+            for k in keys(&h) {
+                assert_eq!(k.gcm_ghash(&a, &c), want, "{:?}", k.backend());
+            }
+        }
+    }
+
+    #[test]
+    fn backend_selection() {
+        let h = [7u8; 16];
+        let best = GhashBackend::best();
+        assert!(best.is_supported());
+        assert_eq!(GhashKey::new(&h).backend(), best);
+        assert!(GhashKey::with_backend(&h, GhashBackend::Soft).is_ok());
+        for &b in GhashBackend::ALL {
+            assert_eq!(GhashKey::with_backend(&h, b).is_ok(), b.is_supported());
+        }
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("vpclmulqdq") {
+            assert!(matches!(best, GhashBackend::Vclmul(_)));
+        }
+        let shown = format!("{:?}", GhashKey::new(&h));
+        assert!(shown.starts_with("GhashKey") && !shown.contains("desc"));
+    }
+
+    #[test]
+    fn gf_mul_matches_reference() {
+        let mut rng = Rng(99);
+        for _ in 0..300 {
+            let (a, b) = (rng.block(), rng.block());
+            assert_eq!(gf_mul(&a, &b), mul_ref(&a, &b));
+        }
+        let all = [0xff; 16];
+        assert_eq!(gf_mul(&all, &all), mul_ref(&all, &all));
+    }
+}
