@@ -10,7 +10,11 @@
 //! * MACs (`aes-cmac`): encryption gives the tag (`--tag-len N` bytes, default the
 //!   algorithm's); decryption verifies, with `in` = message ‖ tag (its last N bytes), and
 //!   gives `{"out":""}` or `{"error":"authentication failed"}`.
-//! * AEAD modes: encryption gives ciphertext ‖ tag, decryption takes it back.
+//! * AEAD modes (`aes-gcm`): `iv`/`nonce` is the nonce (AES-GCM: 1 byte or more, 12 the
+//!   usual), `ad` the associated data (optional, default empty). Encryption gives ciphertext ‖
+//!   tag (`--tag-len N` bytes, default 16; GCM takes 4, 8, 12..=16), as CAESAR's
+//!   `crypto_aead_encrypt`; decryption takes `in` = ciphertext ‖ tag and gives the plaintext,
+//!   or `{"error":"authentication failed"}` (nothing decrypted).
 //!
 //! Every input line gives one output line (a blank line gets an error; the newline ending the
 //! last line does not start another). A malformed line gets its error and the other lines are
@@ -25,16 +29,19 @@ use std::process::ExitCode;
 /// Arguments of `comb batch`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Algorithm ID (aes-ecb, aes-cbc, aes-cbc-pkcs7, aes-ctr, aes-cfb128, aes-ofb, aes-cmac).
+    /// Algorithm ID (aes-ecb, aes-cbc, aes-cbc-pkcs7, aes-ctr, aes-cfb128, aes-ofb, aes-cmac,
+    /// aes-gcm).
     #[arg(long, value_parser = parse_alg)]
     pub alg: Algorithm,
-    /// `encrypt` or `decrypt` (for MACs: compute or verify the tag).
+    /// `encrypt` or `decrypt` (for MACs: compute or verify the tag; for AEAD: encrypt and
+    /// tag, or verify and decrypt).
     #[arg(long)]
     pub op: Op,
     /// Lane count P (1..=32; default: the engine's default for the mode).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=32))]
     pub lanes: Option<u32>,
-    /// Tag length in bytes for MAC/AEAD algorithms (default: the algorithm's default).
+    /// Tag length in bytes for MAC/AEAD algorithms (default: the algorithm's default, 16;
+    /// aes-cmac takes 1..=16, aes-gcm 4, 8, 12, 13, 14, 15 or 16).
     #[arg(long)]
     pub tag_len: Option<usize>,
 }
@@ -94,11 +101,12 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             return Err(format!("--tag-len: {} has no tag", a.alg));
         }
         (Some((_, _, default)), None) => default,
-        (Some((min, max, _)), Some(n)) => {
-            if !(min..=max).contains(&n) {
+        (Some(_), Some(n)) => {
+            if !a.alg.tag_len_allowed(n) {
                 return Err(format!(
-                    "--tag-len {n} out of range for {} ({min}..={max})",
-                    a.alg
+                    "--tag-len {n} out of range for {} ({})",
+                    a.alg,
+                    describe_lens(a.alg.allowed_tag_lens())
                 ));
             }
             n
@@ -129,6 +137,26 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     }
     w.flush().map_err(|e| format!("writing stdout: {e}"))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `1..=16`, or `4, 8, 12, 13, 14, 15, 16`: a list of lengths, as a range if it is one.
+fn describe_lens(lens: &[usize]) -> String {
+    match (lens.first(), lens.last()) {
+        (Some(a), Some(b)) if b - a + 1 == lens.len() => format!("{a}..={b}"),
+        _ => lens
+            .iter()
+            .map(usize::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
+    }
+}
+
+/// What IV an algorithm takes, for messages: "a 16-byte IV", "a nonce of 1 or more bytes".
+fn describe_iv(alg: Algorithm) -> String {
+    match alg.iv_lens() {
+        (a, b) if a == b => format!("a {a}-byte IV"),
+        (a, _) => format!("a nonce of {a} or more bytes, usually {}", alg.iv_len()),
+    }
 }
 
 /// Splits the input into lines: every `\n` ends a line, and text after the last `\n` is a
@@ -162,9 +190,9 @@ fn parse_line(s: Setup, line: &[u8]) -> Result<Parsed, String> {
         (None, Some(v)) => unhex("nonce", v)?,
         (None, None) if s.alg.iv_len() > 0 => {
             return Err(format!(
-                "missing \"iv\" ({} takes a {}-byte IV)",
+                "missing \"iv\" ({} takes {})",
                 s.alg,
-                s.alg.iv_len()
+                describe_iv(s.alg)
             ))
         }
         (None, None) => Vec::new(),
@@ -381,6 +409,86 @@ mod tests {
         let input = format!("{{\"key\":\"{KEY}\",\"iv\":\"{iv}\",\"in\":\"{ct}\"}}\n");
         let out = run_lines(Algorithm::AesCbcPkcs7, Op::Decrypt, 0, &input);
         assert_eq!(out, [LineOut::Out("616263".into())]);
+    }
+
+    /// GCM spec test case 4 (AES-128, 12-byte IV, 20 bytes of AD, 60-byte message) and 5
+    /// (8-byte IV): ciphertext ‖ tag, back to the plaintext, a flipped tag bit, short tags.
+    #[test]
+    fn gcm_encrypt_decrypt_and_wrong_tag() {
+        let key = "feffe9928665731c6d6a8f9467308308";
+        let ad = "feedfacedeadbeeffeedfacedeadbeefabaddad2";
+        let pt = "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39";
+        let ct4 = "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091";
+        let tag4 = "5bc94fbc3221a5db94fae95ae7121a47";
+        let ct5 = "61353b4c2806934a777ff51fa22a4755699b2a714fcdc6f83766e5f97b6c742373806900e49f24b22b097544d4896b424989b5e1ebac0f07c23f4598";
+        let tag5 = "3612d2e79e3b0785561be14aaca2fccb";
+        let (n4, n5) = ("cafebabefacedbaddecaf888", "cafebabefacedbad");
+        let line = |nonce: &str, input: &str| {
+            format!(
+                "{{\"key\":\"{key}\",\"nonce\":\"{nonce}\",\"ad\":\"{ad}\",\"in\":\"{input}\"}}\n"
+            )
+        };
+        let input = [line(n4, pt), line(n5, pt)].concat();
+        let out = run_lines(Algorithm::AesGcm, Op::Encrypt, 16, &input);
+        assert_eq!(
+            out,
+            [
+                LineOut::Out(format!("{ct4}{tag4}")),
+                LineOut::Out(format!("{ct5}{tag5}"))
+            ]
+        );
+        let out = run_lines(Algorithm::AesGcm, Op::Encrypt, 8, &line(n4, pt));
+        assert_eq!(out, [LineOut::Out(format!("{ct4}{}", &tag4[..16]))]);
+
+        let bad = tag4.replace("1a47", "1a46");
+        let input = [
+            line(n4, &format!("{ct4}{tag4}")),
+            line(n5, &format!("{ct5}{tag5}")),
+            line(n4, &format!("{ct4}{bad}")),
+            line(n5, &format!("{ct4}{tag4}")),
+            line(n4, "00"),
+            format!("{{\"key\":\"{key}\",\"in\":\"{pt}\"}}\n"),
+            line("", &format!("{ct4}{tag4}")),
+        ]
+        .concat();
+        let out = run_lines(Algorithm::AesGcm, Op::Decrypt, 16, &input);
+        assert_eq!(out[0], LineOut::Out(pt.into()));
+        assert_eq!(out[1], LineOut::Out(pt.into()));
+        assert_eq!(out[2], LineOut::Error("authentication failed".into()));
+        assert_eq!(out[3], LineOut::Error("authentication failed".into()));
+        assert!(
+            matches!(&out[4], LineOut::Error(e) if e.contains("shorter than the 16-byte tag")),
+            "{out:?}"
+        );
+        assert!(
+            matches!(&out[5], LineOut::Error(e) if e.contains("missing \"iv\" (aes-gcm takes a nonce of 1 or more bytes, usually 12)")),
+            "{out:?}"
+        );
+        assert!(
+            matches!(&out[6], LineOut::Error(e) if e.contains("IV/nonce length 0")),
+            "{out:?}"
+        );
+        // A 12-byte tag.
+        let out = run_lines(
+            Algorithm::AesGcm,
+            Op::Decrypt,
+            12,
+            &line(n4, &format!("{ct4}{}", &tag4[..24])),
+        );
+        assert_eq!(out, [LineOut::Out(pt.into())]);
+    }
+
+    #[test]
+    fn describe_lengths() {
+        assert_eq!(
+            describe_lens(Algorithm::AesCmac.allowed_tag_lens()),
+            "1..=16"
+        );
+        assert_eq!(
+            describe_lens(Algorithm::AesGcm.allowed_tag_lens()),
+            "4, 8, 12, 13, 14, 15, 16"
+        );
+        assert_eq!(describe_iv(Algorithm::AesCbc), "a 16-byte IV");
     }
 
     #[test]

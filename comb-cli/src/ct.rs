@@ -35,7 +35,8 @@ vs its last byte), pkcs7-check (CBC-PKCS7 decryption with invalid padding of two
 shapes). |t| > 4.5: the classes' timings differ (dudect's threshold); the exit code is 1 if \
 any test crosses it. Not a proof: the verdict depends on the machine and the sample count. Run \
 `--fixed random` first: both classes are then random, so any DIFFERS it reports is the \
-machine's or the harness's, and the same test's verdicts are not evidence at that sample count.")]
+machine's or the harness's, and the same test's verdicts are not evidence at that sample count."
+)]
 pub struct Args {
     /// Timed operations per class and test.
     #[arg(long, value_name = "N", default_value_t = 200_000)]
@@ -396,7 +397,10 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         a.samples,
         engine.backend()
     );
-    println!("{:<14} {:>10} {:>8}  verdict  what", "test", "per class", "max |t|");
+    println!(
+        "{:<14} {:>10} {:>8}  verdict  what",
+        "test", "per class", "max |t|"
+    );
     let mut leaks = 0;
     for test in &mut tests {
         let v = measure(test, a.samples, &mut rng);

@@ -99,6 +99,7 @@ const FILES: &[(&str, &str, usize)] = &[
     ("aes-ofb", "sp800_38a_ofb.kat", 3),
     ("aes-cmac", "rfc4493_cmac.kat", 4),
     ("aes-cmac", "sp800_38b_cmac.kat", 8),
+    ("aes-gcm", "gcm_spec_testcases.kat", 18),
 ];
 
 #[test]
@@ -736,7 +737,7 @@ fn info_text_and_json() {
     assert_eq!(v["backend"], best);
     assert_eq!(v["cpu_features"].as_array().map(Vec::len), Some(13));
     let algs = v["algorithms"].as_array().expect("algorithms");
-    assert_eq!(algs.len(), 7);
+    assert_eq!(algs.len(), comb::Algorithm::ALL.len());
     let cbc = algs.iter().find(|a| a["id"] == "aes-cbc").expect("aes-cbc");
     assert_eq!(cbc["encrypt"]["chained"], true);
     assert_eq!(cbc["decrypt"]["chained"], false);
@@ -765,4 +766,247 @@ fn info_backend_override() {
         .expect("run comb");
     assert_eq!(o.status.code(), Some(2), "{o:?}");
     assert!(stdout(&o).contains("CPU features"), "{}", stdout(&o));
+}
+
+// ---------------------------------------------------------------------------------------------
+// AES-GCM
+
+/// The CAESAR genkat file of AES-128-GCM (1089 records, PT and AD of 0..=32 bytes) through
+/// `comb vectors` on every backend and several lane counts.
+#[test]
+fn vectors_gcm_genkat_file_passes() {
+    let path = format!("{AEAD_DIR}/aes128-gcm-n12-t16.txt");
+    for backend in backends() {
+        for lanes in [None, Some("1"), Some("7"), Some("32")] {
+            let mut args = vec!["vectors", "--alg", "aes-gcm", &path];
+            if let Some(p) = lanes {
+                args.extend(["--lanes", p]);
+            }
+            let o = comb_on(Some(backend), &args, "");
+            assert!(o.status.success(), "{backend} {args:?}: {o:?}");
+            assert_eq!(
+                stdout(&o),
+                format!("aes-gcm {path}: 1089 passed, 0 failed\n"),
+                "{backend} {args:?}"
+            );
+            assert_eq!(stderr(&o), "", "{backend} {args:?}");
+        }
+    }
+}
+
+/// A flipped byte of one genkat record's CT (ciphertext or tag) fails that record only; the
+/// GCM spec file with a wrong tag fails, and passes again when the record says `RESULT =
+/// invalid`.
+#[test]
+fn vectors_gcm_corrupted_records_fail() {
+    let text = read(&format!("{AEAD_DIR}/aes128-gcm-n12-t16.txt"));
+    let good = "CT = F1087338ECA49A01C084CDDBB5F4A0B6";
+    assert!(text.contains(good));
+    let f = TempFile::new(
+        "gcm-bad-tag.txt",
+        &text.replacen(good, "CT = F1087338ECA49A01C084CDDBB5F4A0B7", 1),
+    );
+    let o = comb(&["vectors", "--alg", "aes-gcm", f.path()], "");
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        format!("aes-gcm {}: 1088 passed, 1 failed\n", f.path())
+    );
+    assert!(stderr(&o).contains("Count = 2"), "{}", stderr(&o));
+
+    let spec = read(&aes_file("gcm_spec_testcases.kat"));
+    let tag = "TAG = 5bc94fbc3221a5db94fae95ae7121a47";
+    let bad = "TAG = 5bc94fbc3221a5db94fae95ae7121a46";
+    let f = TempFile::new("gcm-spec-bad.kat", &spec.replace(tag, bad));
+    let o = comb(&["vectors", "--alg", "aes-gcm", f.path()], "");
+    assert_eq!(o.status.code(), Some(1), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        format!("aes-gcm {}: 17 passed, 1 failed\n", f.path())
+    );
+    let marked = spec
+        .replace(
+            "# fields: ID KEY IV AAD PT CT TAG",
+            "# fields: ID KEY IV AAD PT CT TAG RESULT",
+        )
+        .replace(tag, &format!("{bad}\nRESULT = invalid"));
+    let f = TempFile::new("gcm-spec-invalid.kat", &marked);
+    let o = comb(&["vectors", "--alg", "aes-gcm", f.path()], "");
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        format!("aes-gcm {}: 18 passed, 0 failed\n", f.path())
+    );
+    // A cipher file is not a GCM file.
+    let o = comb(
+        &[
+            "vectors",
+            "--alg",
+            "aes-gcm",
+            &aes_file("sp800_38a_ctr.kat"),
+        ],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    assert!(
+        stderr(&o).contains("does not belong to aes-gcm"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// A GCM job line: key, nonce, AD (omitted when `None`), input.
+fn gcm_line(key: &str, nonce: &str, ad: Option<&str>, input: &str) -> String {
+    match ad {
+        Some(ad) => format!(
+            "{{\"key\":\"{key}\",\"nonce\":\"{nonce}\",\"ad\":\"{ad}\",\"in\":\"{input}\"}}\n"
+        ),
+        None => format!("{{\"key\":\"{key}\",\"iv\":\"{nonce}\",\"in\":\"{input}\"}}\n"),
+    }
+}
+
+/// `comb batch --alg aes-gcm`: the GCM spec's test cases 3–5 as known answers (ciphertext ‖
+/// tag), then a round trip over many lengths, nonce lengths, AD and tag lengths on every
+/// backend and several lane counts; flipped tags and ciphertexts fail line by line.
+#[test]
+fn batch_gcm_round_trip_and_known_answers() {
+    let key = "feffe9928665731c6d6a8f9467308308";
+    let ad = "feedfacedeadbeeffeedfacedeadbeefabaddad2";
+    let pt3 = "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a721c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255";
+    let known = [
+        (
+            gcm_line(key, "cafebabefacedbaddecaf888", None, pt3),
+            "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f59854d5c2af327cd64a62cf35abd2ba6fab4",
+        ),
+        (
+            gcm_line(key, "cafebabefacedbaddecaf888", Some(ad), &pt3[..120]),
+            "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e0915bc94fbc3221a5db94fae95ae7121a47",
+        ),
+        (
+            gcm_line(key, "cafebabefacedbad", Some(ad), &pt3[..120]),
+            "61353b4c2806934a777ff51fa22a4755699b2a714fcdc6f83766e5f97b6c742373806900e49f24b22b097544d4896b424989b5e1ebac0f07c23f45983612d2e79e3b0785561be14aaca2fccb",
+        ),
+    ];
+    let input: String = known.iter().map(|(l, _)| l.as_str()).collect();
+    let out = batch(&["--alg", "aes-gcm", "--op", "encrypt"], &input);
+    let want: Vec<Result<String, String>> = known.iter().map(|(_, c)| Ok(c.to_string())).collect();
+    assert_eq!(out, want);
+
+    let keys = [K128, K192, K256];
+    let lens: Vec<usize> = (0..=70).chain([255, 256, 257, 1000, 1500]).collect();
+    let mut input = String::new();
+    let mut plain = Vec::new();
+    for (i, &len) in lens.iter().enumerate() {
+        let m = message(len, i);
+        let nonce = message([12, 12, 1, 8, 16, 60][i % 6], i + 500);
+        let ad = (i % 4 != 0).then(|| message((i * 7) % 50, i + 900));
+        input.push_str(&gcm_line(keys[i % 3], &nonce, ad.as_deref(), &m));
+        plain.push((keys[i % 3], nonce, ad, m));
+    }
+    for backend in backends() {
+        for (tag_len, lanes) in [("16", "1"), ("12", "8"), ("8", "32"), ("4", "5")] {
+            let args = [
+                "batch",
+                "--alg",
+                "aes-gcm",
+                "--op",
+                "encrypt",
+                "--tag-len",
+                tag_len,
+                "--lanes",
+                lanes,
+            ];
+            let o = comb_on(Some(backend), &args, &input);
+            assert!(o.status.success(), "{args:?}: {o:?}");
+            let enc = parse_outputs(&stdout(&o));
+            assert_eq!(enc.len(), lens.len());
+            let t: usize = tag_len.parse().expect("number");
+            let mut dec_input = String::new();
+            let mut bad_input = String::new();
+            for ((key, nonce, ad, m), c) in plain.iter().zip(&enc) {
+                let c = c.as_ref().unwrap_or_else(|e| panic!("{backend}: {e}"));
+                assert_eq!(c.len(), m.len() + 2 * t, "ciphertext ‖ {t}-byte tag");
+                dec_input.push_str(&gcm_line(key, nonce, ad.as_deref(), c));
+                // Flip the low bit of the last byte (the tag's) or of the first (ciphertext's).
+                let mut b = hex::decode(c).expect("hex");
+                let at = if m.len() % 2 == 0 { b.len() - 1 } else { 0 };
+                b[at] ^= 1;
+                bad_input.push_str(&gcm_line(key, nonce, ad.as_deref(), &hex::encode(b)));
+            }
+            let dargs = [
+                "batch",
+                "--alg",
+                "aes-gcm",
+                "--op",
+                "decrypt",
+                "--tag-len",
+                tag_len,
+                "--lanes",
+                lanes,
+            ];
+            let o = comb_on(Some(backend), &dargs, &dec_input);
+            assert!(o.status.success(), "{dargs:?}: {o:?}");
+            let dec = parse_outputs(&stdout(&o));
+            let want: Vec<Result<String, String>> =
+                plain.iter().map(|(_, _, _, m)| Ok(m.clone())).collect();
+            assert_eq!(dec, want, "{backend} tag {tag_len} lanes {lanes}");
+            let o = comb_on(Some(backend), &dargs, &bad_input);
+            assert!(o.status.success(), "{dargs:?}: {o:?}");
+            for r in parse_outputs(&stdout(&o)) {
+                assert_eq!(r, Err("authentication failed".to_string()), "{backend}");
+            }
+        }
+    }
+}
+
+/// Bad GCM input to `comb batch`: tag lengths outside {4, 8, 12..=16} are argument errors;
+/// an empty or missing nonce, input shorter than the tag, AD given to a cipher are line
+/// errors.
+#[test]
+fn batch_gcm_bad_input() {
+    for n in ["0", "3", "5", "9", "11", "17"] {
+        let args = [
+            "batch",
+            "--alg",
+            "aes-gcm",
+            "--op",
+            "encrypt",
+            "--tag-len",
+            n,
+        ];
+        let o = comb(&args, &gcm_line(K128, "000102030405060708090a0b", None, PT));
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {o:?}");
+        assert_eq!(stdout(&o), "", "{args:?}");
+        assert!(
+            stderr(&o).contains("4, 8, 12, 13, 14, 15, 16"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let input = [
+        gcm_line(K128, "", Some("00"), PT),
+        format!("{{\"key\":\"{K128}\",\"in\":\"{PT}\"}}\n"),
+        gcm_line(K128, "000102030405060708090a0b", None, "00"),
+        gcm_line("00", "000102030405060708090a0b", None, PT),
+    ]
+    .concat();
+    let out = batch(&["--alg", "aes-gcm", "--op", "decrypt"], &input);
+    let expect = [
+        "IV/nonce length 0",
+        "missing \"iv\"",
+        "shorter than the 16-byte tag",
+        "key length",
+    ];
+    assert_eq!(out.len(), expect.len());
+    for (r, msg) in out.iter().zip(expect) {
+        assert!(matches!(r, Err(e) if e.contains(msg)), "{msg}: {r:?}");
+    }
+    let out = batch(
+        &["--alg", "aes-ctr", "--op", "encrypt"],
+        &gcm_line(K128, CTR0, Some("00"), PT),
+    );
+    assert!(
+        matches!(&out[0], Err(e) if e.contains("associated data")),
+        "{out:?}"
+    );
 }

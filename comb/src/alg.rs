@@ -7,6 +7,11 @@ use core::str::FromStr;
 /// A mode of operation with its block cipher. The string IDs are shared by the API, the CLI
 /// and the test files.
 ///
+/// New algorithms are added at the end of the enum and of [`Algorithm::ALL`], never in
+/// between: tables are indexed by `alg as usize` (the engine's lane table) and by position
+/// in `ALL` (the C ABI's numeric IDs), so the existing positions must stay where they are.
+/// A unit test checks that `ALL` lists every variant in declaration order.
+///
 /// ```
 /// use comb::Algorithm;
 /// let alg: Algorithm = "aes-cbc".parse().unwrap();
@@ -33,6 +38,37 @@ pub enum Algorithm {
     AesOfb,
     /// `aes-cmac`: SP 800-38B / RFC 4493 CMAC; tags of 1..=16 bytes.
     AesCmac,
+    /// `aes-gcm`: SP 800-38D GCM, an AEAD mode. Nonces of any length from 1 byte (12 bytes is
+    /// the fast path `J0 = IV || 0^31 || 1`; other lengths are hashed with GHASH), associated
+    /// data of any length, detached tags of 4, 8, 12, 13, 14, 15 or 16 bytes
+    /// ([`Algorithm::tag_len_allowed`]), plaintexts of at most 2^36 - 32 bytes; the ciphertext
+    /// is as long as the plaintext. Decryption checks the tag before it decrypts.
+    AesGcm,
+}
+
+/// Tag lengths AES-GCM accepts, in bytes: SP 800-38D §5.2.1.2 allows 128, 120, 112, 104 and
+/// 96 bits, and 64 and 32 bits for some applications (with the limits of its Appendix C on
+/// message lengths and invocations per key, which are the caller's to keep).
+pub(crate) const GCM_TAG_LENS: &[usize] = &[4, 8, 12, 13, 14, 15, 16];
+
+/// CMAC tag lengths in bytes: every length 1..=16.
+const CMAC_TAG_LENS: &[usize] = &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+
+/// Longest AES-GCM plaintext in bytes: 2^39 - 256 bits (SP 800-38D §5.2.1.1), so that the
+/// 32-bit block counter never wraps back to J0 + 1 (J0 itself masks the tag).
+pub(crate) const GCM_MAX_PLAINTEXT: u64 = (1 << 36) - 32;
+
+/// Longest AES-GCM associated data and nonce in bytes: 2^64 - 1 bits (SP 800-38D §5.2.1.1),
+/// rounded down to whole bytes.
+pub(crate) const GCM_MAX_AD: u64 = (1 << 61) - 1;
+
+/// `n` as a `usize`, saturating (on 32-bit targets the GCM limits exceed the address space).
+const fn sat_usize(n: u64) -> usize {
+    if n > usize::MAX as u64 {
+        usize::MAX
+    } else {
+        n as usize
+    }
 }
 
 impl Algorithm {
@@ -45,6 +81,7 @@ impl Algorithm {
         Algorithm::AesCfb128,
         Algorithm::AesOfb,
         Algorithm::AesCmac,
+        Algorithm::AesGcm,
     ];
 
     /// The algorithm ID, e.g. `"aes-cfb128"`.
@@ -57,6 +94,7 @@ impl Algorithm {
             Algorithm::AesCfb128 => "aes-cfb128",
             Algorithm::AesOfb => "aes-ofb",
             Algorithm::AesCmac => "aes-cmac",
+            Algorithm::AesGcm => "aes-gcm",
         }
     }
 
@@ -74,25 +112,105 @@ impl Algorithm {
         &[16, 24, 32]
     }
 
-    /// IV / initial counter length in bytes (0: the mode takes none).
+    /// IV / initial counter / nonce length in bytes (0: the mode takes none). For an
+    /// algorithm with variable-length nonces (AES-GCM) this is the recommended length, 12;
+    /// [`Algorithm::iv_lens`] gives the range it accepts.
     pub fn iv_len(self) -> usize {
         match self {
             Algorithm::AesEcb | Algorithm::AesCmac => 0,
+            Algorithm::AesGcm => 12,
             _ => 16,
         }
     }
 
-    /// Allowed tag lengths `(min, max, default)` for MACs; `None` for plain encryption.
+    /// Accepted IV / nonce lengths in bytes, `(min, max)` inclusive: `(0, 0)` for modes without
+    /// one, `(16, 16)` for the SP 800-38A modes, `(1, 2^61 - 1)` for AES-GCM (clamped to
+    /// `usize::MAX` on 32-bit targets).
+    ///
+    /// ```
+    /// use comb::Algorithm;
+    /// assert_eq!(Algorithm::AesCbc.iv_lens(), (16, 16));
+    /// assert_eq!(Algorithm::AesGcm.iv_lens().0, 1);
+    /// assert!(Algorithm::AesGcm.iv_len_allowed(12) && Algorithm::AesGcm.iv_len_allowed(60));
+    /// assert!(!Algorithm::AesGcm.iv_len_allowed(0));
+    /// ```
+    pub fn iv_lens(self) -> (usize, usize) {
+        match self {
+            Algorithm::AesGcm => (1, sat_usize(GCM_MAX_AD)),
+            _ => (self.iv_len(), self.iv_len()),
+        }
+    }
+
+    /// Whether an IV / nonce of `len` bytes is accepted.
+    pub fn iv_len_allowed(self, len: usize) -> bool {
+        let (min, max) = self.iv_lens();
+        (min..=max).contains(&len)
+    }
+
+    /// Tag lengths `(min, max, default)` for MACs and AEAD modes; `None` for plain encryption.
+    /// Not every length of the range need be allowed: AES-GCM takes 4, 8 and 12..=16 only
+    /// (see [`Algorithm::allowed_tag_lens`], [`Algorithm::tag_len_allowed`]).
     pub fn tag_lens(self) -> Option<(usize, usize, usize)> {
         match self {
             Algorithm::AesCmac => Some((1, 16, 16)),
+            Algorithm::AesGcm => Some((4, 16, 16)),
             _ => None,
+        }
+    }
+
+    /// Every allowed tag length in bytes, ascending (empty for plain encryption).
+    ///
+    /// ```
+    /// use comb::Algorithm;
+    /// assert_eq!(Algorithm::AesGcm.allowed_tag_lens(), &[4, 8, 12, 13, 14, 15, 16]);
+    /// assert!(!Algorithm::AesGcm.tag_len_allowed(10));
+    /// assert!(Algorithm::AesCmac.tag_len_allowed(10));
+    /// ```
+    pub fn allowed_tag_lens(self) -> &'static [usize] {
+        match self {
+            Algorithm::AesCmac => CMAC_TAG_LENS,
+            Algorithm::AesGcm => GCM_TAG_LENS,
+            _ => &[],
+        }
+    }
+
+    /// Whether a tag of `len` bytes is allowed (always false for plain encryption); the same
+    /// as `allowed_tag_lens().contains(&len)`, without the search (it runs once per job).
+    pub fn tag_len_allowed(self, len: usize) -> bool {
+        match self {
+            Algorithm::AesCmac => (1..=16).contains(&len),
+            Algorithm::AesGcm => matches!(len, 4 | 8 | 12..=16),
+            _ => false,
         }
     }
 
     /// Whether the algorithm only authenticates (produces or verifies a tag, no output data).
     pub fn is_mac(self) -> bool {
         matches!(self, Algorithm::AesCmac)
+    }
+
+    /// Whether the algorithm is authenticated encryption with associated data: it encrypts,
+    /// takes associated data ([`crate::Job::with_ad`]) and a detached tag.
+    pub fn is_aead(self) -> bool {
+        matches!(self, Algorithm::AesGcm)
+    }
+
+    /// Longest message (plaintext or ciphertext, without the tag) in bytes: 2^36 - 32 for
+    /// AES-GCM, unlimited (`usize::MAX`) for the others.
+    pub fn max_input_len(self) -> usize {
+        match self {
+            Algorithm::AesGcm => sat_usize(GCM_MAX_PLAINTEXT),
+            _ => usize::MAX,
+        }
+    }
+
+    /// Longest associated data in bytes: 2^61 - 1 for AES-GCM (`usize::MAX` on 32-bit
+    /// targets), 0 for algorithms without AD.
+    pub fn max_ad_len(self) -> usize {
+        match self {
+            Algorithm::AesGcm => sat_usize(GCM_MAX_AD),
+            _ => 0,
+        }
     }
 
     /// Whether inputs must be whole 16-byte blocks for `op`.
@@ -114,7 +232,8 @@ impl Algorithm {
         )
     }
 
-    /// Output buffer length needed for an input of `len` bytes (0 for MACs). For PKCS#7
+    /// Output buffer length needed for an input of `len` bytes (0 for MACs; AEAD tags are
+    /// detached, so AES-GCM's output is as long as its input). For PKCS#7
     /// decryption this is the room needed (the input length); the result says how many bytes
     /// are plaintext.
     pub fn output_len(self, op: Op, len: usize) -> usize {
@@ -182,5 +301,52 @@ mod tests {
         }
         assert_eq!("encrypt".parse::<Op>(), Ok(Op::Encrypt));
         assert!("sideways".parse::<Op>().is_err());
+        // Existing positions are stable (the C ABI numbers algorithms by them).
+        assert_eq!(Algorithm::AesCmac as usize, 6);
+        assert_eq!(Algorithm::AesGcm as usize, 7);
+        assert_eq!(Algorithm::ALL.last(), Some(&Algorithm::AesGcm));
+    }
+
+    #[test]
+    fn length_rules() {
+        for &alg in Algorithm::ALL {
+            let (min, max) = alg.iv_lens();
+            assert!(min <= alg.iv_len() && alg.iv_len() <= max, "{alg}");
+            assert!(alg.iv_len_allowed(alg.iv_len()), "{alg}");
+            match alg.tag_lens() {
+                None => assert!(alg.allowed_tag_lens().is_empty(), "{alg}"),
+                Some((lo, hi, default)) => {
+                    let allowed = alg.allowed_tag_lens();
+                    assert_eq!(allowed.first(), Some(&lo), "{alg}");
+                    assert_eq!(allowed.last(), Some(&hi), "{alg}");
+                    assert!(alg.tag_len_allowed(default), "{alg}");
+                    assert!(allowed.windows(2).all(|w| w[0] < w[1]), "{alg}");
+                }
+            }
+            assert_eq!(alg.is_aead(), alg.max_ad_len() > 0, "{alg}");
+            assert!(!(alg.is_aead() && alg.is_mac()), "{alg}");
+            for n in 0..=40 {
+                assert_eq!(
+                    alg.tag_len_allowed(n),
+                    alg.allowed_tag_lens().contains(&n),
+                    "{alg} {n}"
+                );
+            }
+        }
+        let gcm = Algorithm::AesGcm;
+        assert_eq!(gcm.output_len(Op::Encrypt, 37), 37);
+        assert!(!gcm.needs_whole_blocks(Op::Decrypt) && !gcm.is_chained(Op::Encrypt));
+        for n in 0..=20 {
+            assert_eq!(gcm.tag_len_allowed(n), matches!(n, 4 | 8 | 12..=16), "{n}");
+        }
+        assert!(!gcm.iv_len_allowed(0) && gcm.iv_len_allowed(1) && gcm.iv_len_allowed(1 << 20));
+        #[cfg(target_pointer_width = "64")]
+        {
+            assert_eq!(gcm.max_input_len(), (1 << 36) - 32);
+            assert_eq!(gcm.max_ad_len(), (1 << 61) - 1);
+            assert_eq!(gcm.iv_lens(), (1, (1 << 61) - 1));
+            assert!(!gcm.iv_len_allowed(1 << 61));
+        }
+        assert_eq!(Algorithm::AesCtr.max_input_len(), usize::MAX);
     }
 }

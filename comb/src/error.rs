@@ -17,8 +17,12 @@ pub enum Error {
     UnknownAlgorithm(String),
     /// Key length in bytes is not valid for the algorithm (AES: 16, 24 or 32).
     InvalidKeyLength { got: usize },
-    /// IV / nonce length in bytes is not what the algorithm takes.
+    /// IV / nonce length in bytes is not what the algorithm takes (modes with one fixed IV
+    /// length: CBC, CTR, CFB, OFB).
     InvalidIvLength { expected: usize, got: usize },
+    /// Nonce length in bytes outside the range the algorithm takes (modes with variable-length
+    /// nonces: AES-GCM takes `1..=2^61 - 1` bytes, 12 being the fast path).
+    InvalidNonceLength { got: usize, min: usize, max: usize },
     /// The input must be a whole number of 16-byte blocks for this mode (ECB, CBC, CBC-PKCS7
     /// decryption), and was not.
     NotBlockMultiple { len: usize },
@@ -26,15 +30,29 @@ pub enum Error {
     OutputTooShort { needed: usize, got: usize },
     /// PKCS#7 padding did not verify on decryption (no further detail, on purpose).
     InvalidPadding,
-    /// Tag length out of the algorithm's range.
+    /// Tag length out of the algorithm's range (algorithms that take every length of a range:
+    /// CMAC).
     InvalidTagLength { got: usize, min: usize, max: usize },
+    /// Tag length not one of the lengths the algorithm allows (algorithms with a set of tag
+    /// lengths: AES-GCM takes 4, 8, 12, 13, 14, 15 or 16 bytes, SP 800-38D §5.2.1.2).
+    TagLengthNotAllowed {
+        got: usize,
+        allowed: &'static [usize],
+    },
+    /// The message (or associated data) is longer than the algorithm allows: AES-GCM
+    /// plaintexts are at most 2^36 - 32 bytes and associated data at most 2^61 - 1 bytes
+    /// (SP 800-38D §5.2.1.1). Checked before any of the data is read.
+    MessageTooLong { len: usize, max: usize },
     /// A MAC/AEAD job was given no tag buffer, or a tag of the wrong direction (an output tag
     /// for verification or an expected tag for generation), or a non-authenticating mode was
     /// given a tag.
     TagMisuse,
     /// Associated data was given to a mode that does not authenticate any.
     AdNotSupported,
-    /// The tag did not verify. The job's output (if any) has been zeroed.
+    /// The tag did not verify. The job's output (if any) has been zeroed. (AES-GCM checks the
+    /// tag before it decrypts anything, so no plaintext was ever written; the output bytes
+    /// `[..len]` are zeroed all the same, in place the ciphertext too, so that every failed
+    /// authentication leaves the same state.)
     AuthenticationFailed,
     /// Lane count (parallelism degree P) outside 1..=32.
     InvalidLaneCount { got: usize },
@@ -57,6 +75,12 @@ impl fmt::Display for Error {
                     "invalid IV/nonce length {got} bytes (expected {expected})"
                 )
             }
+            Error::InvalidNonceLength { got, min, max } => {
+                write!(
+                    f,
+                    "invalid IV/nonce length {got} bytes (allowed {min}..={max})"
+                )
+            }
             Error::NotBlockMultiple { len } => {
                 write!(f, "input length {len} is not a multiple of 16 bytes")
             }
@@ -66,6 +90,19 @@ impl fmt::Display for Error {
             Error::InvalidPadding => write!(f, "invalid padding"),
             Error::InvalidTagLength { got, min, max } => {
                 write!(f, "invalid tag length {got} bytes (allowed {min}..={max})")
+            }
+            Error::TagLengthNotAllowed { got, allowed } => {
+                write!(f, "invalid tag length {got} bytes (allowed: ")?;
+                for (i, n) in allowed.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{n}")?;
+                }
+                f.write_str(")")
+            }
+            Error::MessageTooLong { len, max } => {
+                write!(f, "input of {len} bytes is too long (at most {max} bytes)")
             }
             Error::TagMisuse => write!(
                 f,

@@ -6,7 +6,9 @@
 mod common;
 
 use comb::{AesKey, Algorithm, Data, Engine, Error, Job, JobResult, Op, Tag};
-use common::{bytes, cbc_raw_encrypt, engine, engines, reference, reference_cmac, unhex, OPS};
+use common::{
+    bytes, cbc_raw_encrypt, engine, engines, reference, reference_cmac, reference_gcm, unhex, OPS,
+};
 
 /// Bytes the library must not write.
 const SENTINEL: u8 = 0xA5;
@@ -22,13 +24,17 @@ struct Good {
     keys: Vec<AesKey>,
     key_bytes: Vec<Vec<u8>>,
     ivs: Vec<Vec<u8>>,
+    /// Associated data (AEAD; empty otherwise).
+    ads: Vec<Vec<u8>>,
     inputs: Vec<Vec<u8>>,
-    /// CMAC: expected tag for verification.
+    /// CMAC and AEAD: expected tag for verification.
     tags_in: Vec<Vec<u8>>,
-    /// CMAC generation: tag lengths.
+    /// CMAC and AEAD generation: tag lengths.
     tag_lens: Vec<usize>,
     /// Expected output bytes (non-MAC) or tag (CMAC generation); empty for verification.
     want: Vec<Vec<u8>>,
+    /// AEAD encryption: the expected tags.
+    want_tags: Vec<Vec<u8>>,
 }
 
 fn good(alg: Algorithm, op: Op) -> Good {
@@ -37,8 +43,26 @@ fn good(alg: Algorithm, op: Op) -> Good {
         .map(|i| bytes(1000 + i as u64, [16, 24, 32][i % 3]))
         .collect();
     let keys = key_bytes.iter().map(|k| AesKey::new(k).unwrap()).collect();
+    // AEAD: 12-byte nonces and some of other lengths (hashed), AD of a few lengths.
     let ivs: Vec<Vec<u8>> = (0..n)
-        .map(|i| bytes(2000 + i as u64, alg.iv_len()))
+        .map(|i| {
+            let len = if alg.is_aead() && i % 3 == 2 {
+                [1, 8, 16, 60][i % 4]
+            } else {
+                alg.iv_len()
+            };
+            bytes(2000 + i as u64, len)
+        })
+        .collect();
+    let ads: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let len = if alg.is_aead() {
+                [0, 1, 20, 300][i % 4]
+            } else {
+                0
+            };
+            bytes(4000 + i as u64, len)
+        })
         .collect();
     let msgs: Vec<Vec<u8>> = GOOD_LENS
         .iter()
@@ -52,11 +76,37 @@ fn good(alg: Algorithm, op: Op) -> Good {
             bytes(3000 + i as u64, l)
         })
         .collect();
-    let tag_lens: Vec<usize> = (0..n).map(|i| 1 + (5 * i + 15) % 16).collect();
+    let tag_lens: Vec<usize> = if alg.is_aead() {
+        let allowed = alg.allowed_tag_lens();
+        (0..n)
+            .map(|i| allowed[(3 * i + 6) % allowed.len()])
+            .collect()
+    } else {
+        (0..n).map(|i| 1 + (5 * i + 15) % 16).collect()
+    };
     let mut inputs = Vec::new();
     let mut tags_in = Vec::new();
     let mut want = Vec::new();
+    let mut want_tags = Vec::new();
     for i in 0..n {
+        if alg.is_aead() {
+            let (ct, tag) = reference_gcm(&key_bytes[i], &ivs[i], &ads[i], &msgs[i]);
+            let tag = tag[..tag_lens[i]].to_vec();
+            match op {
+                Op::Encrypt => {
+                    inputs.push(msgs[i].clone());
+                    want.push(ct);
+                }
+                Op::Decrypt => {
+                    inputs.push(ct);
+                    want.push(msgs[i].clone());
+                }
+            }
+            tags_in.push(tag.clone());
+            want_tags.push(tag);
+            continue;
+        }
+        want_tags.push(Vec::new());
         if alg.is_mac() {
             let t = reference_cmac(&key_bytes[i], &msgs[i]);
             tags_in.push(t[..tag_lens[i]].to_vec());
@@ -80,10 +130,12 @@ fn good(alg: Algorithm, op: Op) -> Good {
         keys,
         key_bytes,
         ivs,
+        ads,
         inputs,
         tags_in,
         tag_lens,
         want,
+        want_tags,
     }
 }
 
@@ -131,7 +183,15 @@ fn good_job<'a>(
     } else {
         Job::copy(key, input, buf)
     };
-    job.with_iv(&g.ivs[i])
+    let job = job.with_iv(&g.ivs[i]);
+    if !alg.is_aead() {
+        return job;
+    }
+    let t = match op {
+        Op::Encrypt => Tag::Out(tag),
+        Op::Decrypt => Tag::In(&g.tags_in[i]),
+    };
+    job.with_ad(&g.ads[i]).with_tag(t)
 }
 
 /// Checks good job `i` after a run: its result and output equal the reference.
@@ -153,6 +213,9 @@ fn check_good(c: &Case<'_>, i: usize, r: &JobResult, buf: &[u8], tag: &[u8], wha
     }
     assert_eq!(r, &Ok(g.want[i].len()), "{ctx}: result");
     assert!(buf[..g.want[i].len()] == g.want[i][..], "{ctx}: output");
+    if alg.is_aead() && op == Op::Encrypt {
+        assert_eq!(tag, &g.want_tags[i][..], "{ctx}: tag");
+    }
     let room = alg.output_len(op, g.inputs[i].len());
     assert!(
         buf[room..].iter().all(|&b| b == SENTINEL),
@@ -197,6 +260,24 @@ impl Special {
         let key = bytes(77, 16);
         let iv = bytes(78, alg.iv_len());
         let msg = bytes(79, len);
+        if alg.is_aead() {
+            let ad = bytes(80, 21);
+            let (ct, full) = reference_gcm(&key, &iv, &ad, &msg);
+            let (input, tag) = match op {
+                Op::Encrypt => (msg, STag::Out(16)),
+                Op::Decrypt => (ct, STag::In(full.to_vec())),
+            };
+            return Special {
+                key,
+                iv,
+                ad,
+                data: SData::InPlace {
+                    len: input.len(),
+                    buf: input,
+                },
+                tag,
+            };
+        }
         let (data, tag) = if alg.is_mac() {
             let t = reference_cmac(&key, &msg);
             let tag = match op {
@@ -395,6 +476,16 @@ fn check_in_batch(alg: Algorithm, op: Op, s: &Special, want: &Want, what: &str) 
 fn wrong_iv_length() {
     for &alg in Algorithm::ALL {
         for op in OPS {
+            let (min, max) = alg.iv_lens();
+            if min != max {
+                // A range of nonce lengths (AES-GCM: 1 byte or more): only an empty nonce is
+                // too short here; lengths past the maximum (2^61 - 1) cannot be allocated.
+                let mut s = Special::valid(alg, op, 48);
+                s.iv = Vec::new();
+                let want = Want::err(Error::InvalidNonceLength { got: 0, min, max });
+                check_in_batch(alg, op, &s, &want, "empty nonce");
+                continue;
+            }
             let lens: &[usize] = if alg.iv_len() == 16 {
                 &[0, 1, 8, 12, 15, 17, 24, 32]
             } else {
@@ -748,6 +839,11 @@ fn zero_length_messages_are_valid_for_every_mode() {
                     buf: None,
                     tag: None,
                 },
+                (Algorithm::AesGcm, Op::Encrypt) => Want {
+                    result: Ok(0),
+                    buf: None,
+                    tag: Some(reference_gcm(&key, &s.iv, &s.ad, &[]).1.to_vec()),
+                },
                 (Algorithm::AesCbcPkcs7, Op::Encrypt) => Want {
                     result: Ok(16),
                     buf: Some(reference(alg, op, &key, &s.iv, &[]).unwrap()),
@@ -952,9 +1048,27 @@ fn tag_misuse() {
         }
         check_in_batch(Algorithm::AesCmac, op, &s, &want, what);
     }
+    // AEAD: no tag, or a tag of the wrong direction.
+    for &alg in Algorithm::ALL.iter().filter(|a| a.is_aead()) {
+        for (op, tag) in [
+            (Op::Encrypt, STag::None),
+            (Op::Decrypt, STag::None),
+            (Op::Encrypt, STag::In(vec![0; 16])),
+            (Op::Decrypt, STag::Out(16)),
+        ] {
+            let mut s = Special::valid(alg, op, 33);
+            s.tag = tag;
+            let mut want = Want::err(Error::TagMisuse);
+            if let STag::Out(n) = s.tag {
+                want.tag = Some(vec![0; n]);
+            }
+            let what = format!("{alg} {op} with {:?}", s.tag);
+            check_in_batch(alg, op, &s, &want, &what);
+        }
+    }
     // Plain encryption modes take no tag, in either direction.
     for &alg in Algorithm::ALL {
-        if alg.is_mac() {
+        if alg.tag_lens().is_some() {
             continue;
         }
         for op in OPS {
@@ -975,6 +1089,9 @@ fn tag_misuse() {
 #[test]
 fn associated_data_is_not_supported() {
     for &alg in Algorithm::ALL {
+        if alg.is_aead() {
+            continue; // takes AD: see the AEAD tests
+        }
         for op in OPS {
             for ad_len in [1usize, 16, 100] {
                 let mut s = Special::valid(alg, op, 32);
@@ -1108,4 +1225,311 @@ impl Special {
     fn tag_differs(&self, t: &[u8]) -> bool {
         !matches!(&self.tag, STag::In(x) if x[..] == t[..])
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// AES-GCM
+
+const GCM: Algorithm = Algorithm::AesGcm;
+
+/// Nonces: an empty one is rejected (see `wrong_iv_length`), every other length is taken
+/// (12 bytes directly, the others hashed into J0), next to good jobs.
+#[test]
+fn gcm_nonce_lengths() {
+    for op in OPS {
+        for len in [1usize, 7, 8, 13, 16, 17, 60, 128] {
+            let mut s = Special::valid(GCM, op, 40);
+            s.iv = bytes(31, len);
+            let msg = bytes(79, 40);
+            let (ct, tag) = reference_gcm(&s.key, &s.iv, &s.ad, &msg);
+            let (input, out) = match op {
+                Op::Encrypt => (msg, ct),
+                Op::Decrypt => (ct, msg),
+            };
+            s.data = SData::InPlace {
+                buf: input,
+                len: 40,
+            };
+            s.tag = match op {
+                Op::Encrypt => STag::Out(16),
+                Op::Decrypt => STag::In(tag.to_vec()),
+            };
+            let want = Want {
+                result: Ok(40),
+                buf: Some(out),
+                tag: (op == Op::Encrypt).then(|| tag.to_vec()),
+            };
+            check_in_batch(GCM, op, &s, &want, &format!("{len}-byte nonce"));
+        }
+    }
+}
+
+/// Tag lengths outside {4, 8, 12, 13, 14, 15, 16}: a typed error naming the allowed set, in
+/// both directions, with nothing written (not even the output tag buffer).
+#[test]
+fn gcm_tag_length_not_allowed() {
+    let allowed = GCM.allowed_tag_lens();
+    assert_eq!(allowed, &[4, 8, 12, 13, 14, 15, 16]);
+    for op in OPS {
+        for got in [0usize, 1, 2, 3, 5, 6, 7, 9, 10, 11, 17, 32] {
+            let mut s = Special::valid(GCM, op, 40);
+            s.tag = match op {
+                Op::Encrypt => STag::Out(got),
+                Op::Decrypt => STag::In(bytes(5, got)),
+            };
+            let want = Want {
+                result: Err(Error::TagLengthNotAllowed { got, allowed }),
+                buf: None,
+                tag: Some(vec![0; if op == Op::Encrypt { got } else { 0 }]),
+            };
+            check_in_batch(GCM, op, &s, &want, &format!("{got}-byte tag"));
+        }
+        // Every allowed length works (generation gives the prefix of the full tag).
+        for &n in allowed {
+            let mut s = Special::valid(GCM, op, 40);
+            let msg = bytes(79, 40);
+            let (ct, full) = reference_gcm(&s.key, &s.iv, &s.ad, &msg);
+            let want = match op {
+                Op::Encrypt => {
+                    s.tag = STag::Out(n);
+                    Want {
+                        result: Ok(40),
+                        buf: Some(ct),
+                        tag: Some(full[..n].to_vec()),
+                    }
+                }
+                Op::Decrypt => {
+                    s.tag = STag::In(full[..n].to_vec());
+                    Want {
+                        result: Ok(40),
+                        buf: Some(msg),
+                        tag: None,
+                    }
+                }
+            };
+            check_in_batch(GCM, op, &s, &want, &format!("allowed {n}-byte tag"));
+        }
+    }
+    let e = Error::TagLengthNotAllowed { got: 5, allowed };
+    assert_eq!(
+        e.to_string(),
+        "invalid tag length 5 bytes (allowed: 4, 8, 12, 13, 14, 15, 16)"
+    );
+}
+
+/// Ciphertext and tag that do not belong together (a flipped bit anywhere, another message's
+/// tag, a truncated or extended ciphertext, other AD, other nonce): `AuthenticationFailed`,
+/// and no plaintext: the message bytes of the output are zeroed (in place: the ciphertext),
+/// the room after them untouched. The good jobs of the batch are unaffected.
+#[test]
+fn gcm_ciphertext_and_tag_mismatch() {
+    let base = Special::valid(GCM, Op::Decrypt, 50);
+    let SData::InPlace { buf: ct, .. } = &base.data else {
+        unreachable!()
+    };
+    let STag::In(tag) = &base.tag else {
+        unreachable!()
+    };
+    let (ct, tag) = (ct.clone(), tag.clone());
+    let mut variants: Vec<(String, Special)> = Vec::new();
+    for bit in [0usize, 7, 100, 399] {
+        let mut s = base.clone();
+        let mut c = ct.clone();
+        c[bit / 8] ^= 1 << (bit % 8);
+        s.data = SData::InPlace { buf: c, len: 50 };
+        variants.push((format!("ciphertext bit {bit}"), s));
+    }
+    for bit in [0usize, 64, 127] {
+        let mut s = base.clone();
+        let mut t = tag.clone();
+        t[bit / 8] ^= 1 << (bit % 8);
+        s.tag = STag::In(t);
+        variants.push((format!("tag bit {bit}"), s));
+    }
+    let mut s = base.clone();
+    s.tag = STag::In(
+        reference_gcm(&s.key, &s.iv, &s.ad, &bytes(1, 50))
+            .1
+            .to_vec(),
+    );
+    variants.push(("another message's tag".into(), s));
+    for len in [49usize, 0] {
+        let mut s = base.clone();
+        s.data = SData::InPlace {
+            buf: ct[..len].to_vec(),
+            len,
+        };
+        variants.push((format!("ciphertext cut to {len} bytes"), s));
+    }
+    let mut s = base.clone();
+    s.data = SData::InPlace {
+        buf: [&ct[..], &[0]].concat(),
+        len: 51,
+    };
+    variants.push(("ciphertext one byte longer".into(), s));
+    let mut s = base.clone();
+    s.ad.push(0);
+    variants.push(("AD one byte longer".into(), s));
+    let mut s = base.clone();
+    s.ad.clear();
+    variants.push(("no AD".into(), s));
+    let mut s = base.clone();
+    s.iv[11] ^= 1;
+    variants.push(("another nonce".into(), s));
+    let mut s = base.clone();
+    s.key[0] ^= 1;
+    variants.push(("another key".into(), s));
+    for (what, s) in variants {
+        let SData::InPlace { buf, len } = &s.data else {
+            unreachable!()
+        };
+        let len = *len;
+        // In place, with 5 bytes of room after the message.
+        let mut s_in = s.clone();
+        s_in.data = SData::InPlace {
+            buf: [&buf[..], &[SENTINEL; 5]].concat(),
+            len,
+        };
+        let mut after = vec![0u8; len];
+        after.extend_from_slice(&[SENTINEL; 5]);
+        let want = Want {
+            result: Err(Error::AuthenticationFailed),
+            buf: Some(after.clone()),
+            tag: None,
+        };
+        check_in_batch(GCM, Op::Decrypt, &s_in, &want, &format!("{what}, in place"));
+        // Out of place.
+        let mut s_copy = s.clone();
+        s_copy.data = SData::Copy {
+            input: buf.clone(),
+            out: len + 5,
+        };
+        check_in_batch(GCM, Op::Decrypt, &s_copy, &want, &format!("{what}, copy"));
+    }
+}
+
+/// The output must hold the whole message (the tag is detached): one byte less is
+/// `OutputTooShort`, in both directions, with nothing written.
+#[test]
+fn gcm_output_too_short() {
+    for op in OPS {
+        for len in [1usize, 16, 17, 300] {
+            let s0 = Special::valid(GCM, op, len);
+            let SData::InPlace { buf, .. } = &s0.data else {
+                unreachable!()
+            };
+            for got in [len - 1, 0] {
+                let mut s = s0.clone();
+                s.data = SData::Copy {
+                    input: buf.clone(),
+                    out: got,
+                };
+                let mut want = Want::err(Error::OutputTooShort { needed: len, got });
+                if op == Op::Encrypt {
+                    want.tag = Some(vec![0; 16]); // no tag written either
+                }
+                check_in_batch(GCM, op, &s, &want, &format!("{len} bytes into {got}"));
+            }
+        }
+    }
+}
+
+/// Plaintexts are limited to 2^36 - 32 bytes (SP 800-38D). The limit is checked on the
+/// declared length before any data is read, so it is testable without 64 GiB: an in-place
+/// job whose `len` is past its (small) buffer fails with `MessageTooLong` above the limit and
+/// with `OutputTooShort` at it (the limit passed, then the buffer check failed). On 64-bit
+/// Linux also with a real 2^36 - 31-byte input: a read-only, never-touched, unreserved
+/// mapping (no memory is committed).
+#[test]
+fn gcm_message_over_the_length_limit() {
+    let max = GCM.max_input_len();
+    #[cfg(target_pointer_width = "64")]
+    assert_eq!(max, (1usize << 36) - 32);
+    if max == usize::MAX {
+        return; // 32-bit: the limit is past the address space
+    }
+    for op in OPS {
+        for len in [max + 1, max + 32, usize::MAX] {
+            let mut s = Special::valid(GCM, op, 40);
+            s.data = SData::InPlace {
+                buf: bytes(3, 40),
+                len,
+            };
+            let mut want = Want::err(Error::MessageTooLong { len, max });
+            if op == Op::Encrypt {
+                want.tag = Some(vec![0; 16]);
+            }
+            check_in_batch(GCM, op, &s, &want, &format!("in place, len {len}"));
+        }
+        let mut s = Special::valid(GCM, op, 40);
+        s.data = SData::InPlace {
+            buf: bytes(3, 40),
+            len: max,
+        };
+        let want = Want::err(Error::OutputTooShort {
+            needed: max,
+            got: 40,
+        });
+        check_in_batch(GCM, op, &s, &want, "in place, len at the limit");
+    }
+    // Other modes have no such limit: the same job is only too long for its buffer.
+    let mut s = Special::valid(Algorithm::AesCtr, Op::Encrypt, 40);
+    s.data = SData::InPlace {
+        buf: bytes(3, 40),
+        len: max + 1,
+    };
+    let want = Want::err(Error::OutputTooShort {
+        needed: max + 1,
+        got: 40,
+    });
+    check_in_batch(Algorithm::AesCtr, Op::Encrypt, &s, &want, "CTR, no limit");
+
+    #[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+    huge_copy_input(max + 1);
+}
+
+/// `Data::Copy` from a `len`-byte input that exists (a read-only anonymous mapping with
+/// `MAP_NORESERVE`: address space only, never touched) into a small output: `MessageTooLong`.
+#[cfg(all(target_os = "linux", target_pointer_width = "64"))]
+fn huge_copy_input(len: usize) {
+    // SAFETY: an anonymous private mapping with no address hint; checked below.
+    let p = unsafe {
+        libc::mmap(
+            core::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+            -1,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        eprintln!("skipping the mapped {len}-byte input: mmap failed");
+        return;
+    }
+    // SAFETY: the mapping is `len` readable bytes (zero pages on first read) and lives until
+    // the munmap below; nothing writes it.
+    let input = unsafe { core::slice::from_raw_parts(p.cast::<u8>().cast_const(), len) };
+    let key = AesKey::new(&bytes(1, 16)).unwrap();
+    let max = GCM.max_input_len();
+    for e in engines(None) {
+        for op in OPS {
+            let mut out = [SENTINEL; 64];
+            let mut tag_out = [0u8; 16];
+            let tag_in = [0u8; 16];
+            let tag = match op {
+                Op::Encrypt => Tag::Out(&mut tag_out),
+                Op::Decrypt => Tag::In(&tag_in),
+            };
+            let job = Job::copy(&key, input, &mut out)
+                .with_iv(&[0; 12])
+                .with_tag(tag);
+            let r = e.process_one(GCM, op, job);
+            assert_eq!(r, Err(Error::MessageTooLong { len, max }), "{op}");
+            assert_eq!(out, [SENTINEL; 64]);
+            assert_eq!(tag_out, [0; 16]);
+        }
+    }
+    // SAFETY: exactly the mapping made above; `input` is not used after this.
+    unsafe { libc::munmap(p, len) };
 }

@@ -1,12 +1,17 @@
 //! Differential tests: the batch path (comb scheduler), the single-message path and the
 //! sequential path against the RustCrypto crates, for every algorithm and both directions,
 //! over random batches (lengths, key sizes, shared or distinct keys, IVs, lane counts, in place
-//! or out of place, CMAC tag lengths), plus a realistic packet mix and CTR counter carries.
+//! or out of place, CMAC tag lengths; for AES-GCM also nonce lengths, associated data, tag
+//! lengths and corrupted tags, ciphertexts and AD), plus a realistic packet mix and CTR
+//! counter carries.
 
 mod common;
 
 use comb::{AesKey, Algorithm, Backend, Data, Engine, Job, JobResult, Op, Tag};
-use common::{backends, bytes, engine_on, engines, reference, reference_cmac, OPS};
+use common::{
+    backends, bytes, engine_on, engines, reference, reference_cmac, reference_gcm, GCM_NONCE_LENS,
+    OPS,
+};
 use proptest::prelude::*;
 
 /// Bytes that the library must never write (slack past the output it produces).
@@ -336,6 +341,9 @@ fn check_direction(
 /// the reference and across paths, then decrypt(encrypt(x)) == x through the batch path (for
 /// CMAC: the batch's own tags verify).
 fn check_alg(alg: Algorithm, spec: &BatchSpec) {
+    if alg == Algorithm::AesGcm {
+        return check_gcm(spec);
+    }
     let engine = engine_on(spec.backend, spec.lanes);
     let batch = materialize(alg, spec);
     let n = spec.jobs.len();
@@ -551,6 +559,11 @@ proptest! {
     fn aes_cmac_matches_rustcrypto(spec in batch_spec()) {
         check_alg(Algorithm::AesCmac, &spec);
     }
+
+    #[test]
+    fn aes_gcm_matches_rustcrypto(spec in batch_spec()) {
+        check_alg(Algorithm::AesGcm, &spec);
+    }
 }
 
 /// 64 jobs with a realistic packet-length mix (small 40..100, full-size 1400..1500, medium
@@ -755,6 +768,11 @@ fn in_place_equals_out_of_place_every_algorithm() {
         .flat_map(|a| backends().into_iter().map(move |b| (a, b)))
     {
         for op in OPS {
+            if alg.is_aead() {
+                // AES-GCM: every job of `check_gcm`'s batches runs both ways (its round trip
+                // swaps in place and out of place).
+                continue;
+            }
             let mut a = packet_mix(42, KeyMode::PerJob, 8, backend);
             for j in &mut a.jobs {
                 j.in_place = true;
@@ -814,5 +832,326 @@ fn in_place_equals_out_of_place_every_algorithm() {
                 assert_eq!(x.tags[i], y.tags[i], "{alg} {op} job {i}: tags");
             }
         }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// AES-GCM
+
+/// How a GCM decryption input is damaged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Damage {
+    None,
+    TagBit,
+    CiphertextBit,
+    AdBit,
+}
+
+/// One GCM job, derived from a [`JobSpec`] (so the batch strategies, key modes, lane counts
+/// and packet mixes serve GCM too).
+#[derive(Debug)]
+struct GcmJob {
+    nonce: Vec<u8>,
+    ad: Vec<u8>,
+    msg: Vec<u8>,
+    tag_len: usize,
+    damage: Damage,
+}
+
+fn gcm_job(j: &JobSpec) -> GcmJob {
+    // Two thirds 12-byte nonces (the fast path), the rest hashed ones of many lengths.
+    let nonce_len = if !j.iv_seed.is_multiple_of(3) {
+        12
+    } else {
+        GCM_NONCE_LENS[(j.iv_seed / 3) as usize % GCM_NONCE_LENS.len()]
+    };
+    // AD and messages of 0..=300 bytes; a quarter of the messages keep the spec's length (up
+    // to 3000 bytes: the wide kernels' main loops and aggregated GHASH).
+    let ad_len = if j.data_seed.is_multiple_of(4) {
+        0
+    } else {
+        (j.data_seed >> 8) as usize % 301
+    };
+    let len = if j.key_seed.is_multiple_of(4) {
+        j.len
+    } else {
+        j.len % 301
+    };
+    let tags = Algorithm::AesGcm.allowed_tag_lens();
+    let damage = if !j.corrupt {
+        Damage::None
+    } else {
+        match (j.key_seed >> 3) % 3 {
+            1 if len > 0 => Damage::CiphertextBit,
+            2 if ad_len > 0 => Damage::AdBit,
+            _ => Damage::TagBit,
+        }
+    };
+    GcmJob {
+        nonce: bytes(j.iv_seed, nonce_len),
+        ad: bytes(j.data_seed ^ 0xad, ad_len),
+        msg: bytes(j.data_seed, len),
+        tag_len: tags[j.tag_len % tags.len()],
+        damage,
+    }
+}
+
+/// The inputs of one GCM direction, per job: data (plaintext or ciphertext), AD, and the tag
+/// to verify (decryption; unused for encryption).
+type GcmData<'a> = (&'a [Vec<u8>], &'a [Vec<u8>], &'a [Vec<u8>]);
+
+/// Results, data buffers (with slack) and tag buffers of one GCM run.
+struct GcmOutcome {
+    results: Vec<JobResult>,
+    bufs: Vec<Vec<u8>>,
+    tags: Vec<Vec<u8>>,
+}
+
+/// Runs one direction of a GCM batch through one path: `inputs[i]` with AD `ads[i]`, tag
+/// `tags_in[i]` to verify (decryption) or `spec` tag length to produce (encryption).
+fn run_gcm_path(
+    engine: &Engine,
+    batch: &Batch,
+    spec: &BatchSpec,
+    gjobs: &[GcmJob],
+    op: Op,
+    data: GcmData<'_>,
+    path: PathKind,
+) -> GcmOutcome {
+    let (inputs, ads, tags_in) = data;
+    let n = inputs.len();
+    let mut bufs: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let j = &spec.jobs[i];
+            if j.in_place {
+                let mut b = inputs[i].clone();
+                b.resize(inputs[i].len() + j.slack, SENTINEL);
+                b
+            } else {
+                vec![SENTINEL; inputs[i].len() + j.slack]
+            }
+        })
+        .collect();
+    let mut tags: Vec<Vec<u8>> = (0..n).map(|i| vec![SENTINEL; gjobs[i].tag_len]).collect();
+    let mut jobs: Vec<Job<'_>> = Vec::with_capacity(n);
+    for (i, (buf, tag)) in bufs.iter_mut().zip(tags.iter_mut()).enumerate() {
+        let key = &batch.keys[batch.key_of[i]];
+        let data = if spec.jobs[i].in_place {
+            Data::InPlace {
+                buf,
+                len: inputs[i].len(),
+            }
+        } else {
+            Data::Copy {
+                input: &inputs[i],
+                output: buf,
+            }
+        };
+        let t = match op {
+            Op::Encrypt => Tag::Out(tag),
+            Op::Decrypt => Tag::In(&tags_in[i]),
+        };
+        jobs.push(
+            Job::new(key, data)
+                .with_iv(&gjobs[i].nonce)
+                .with_ad(&ads[i])
+                .with_tag(t),
+        );
+    }
+    let results = match path {
+        PathKind::Batch => engine.process(Algorithm::AesGcm, op, &mut jobs),
+        PathKind::Sequential => engine.process_sequential(Algorithm::AesGcm, op, &mut jobs),
+        PathKind::One => jobs
+            .into_iter()
+            .map(|j| engine.process_one(Algorithm::AesGcm, op, j))
+            .collect(),
+    };
+    GcmOutcome {
+        results,
+        bufs,
+        tags,
+    }
+}
+
+/// Runs all three paths; they must agree exactly (results, every buffer byte, tags). Returns
+/// the batch path's outcome.
+fn run_gcm_all_paths(
+    engine: &Engine,
+    batch: &Batch,
+    spec: &BatchSpec,
+    gjobs: &[GcmJob],
+    op: Op,
+    data: GcmData<'_>,
+) -> GcmOutcome {
+    let b = run_gcm_path(engine, batch, spec, gjobs, op, data, PathKind::Batch);
+    for path in [PathKind::Sequential, PathKind::One] {
+        let o = run_gcm_path(engine, batch, spec, gjobs, op, data, path);
+        for (i, g) in gjobs.iter().enumerate() {
+            let ctx = format!("aes-gcm {op} job {i} {path:?} vs batch: {g:?}");
+            assert_eq!(o.results[i], b.results[i], "{ctx}: result");
+            assert!(o.bufs[i] == b.bufs[i], "{ctx}: output");
+            assert_eq!(o.tags[i], b.tags[i], "{ctx}: tag");
+        }
+    }
+    b
+}
+
+/// AES-GCM on one batch spec: encryption against RustCrypto `aes-gcm`, decryption of the
+/// reference ciphertexts (some with a flipped bit in the tag, the ciphertext or the AD),
+/// batch == sequential == single, then the batch's own output decrypted with in place and out
+/// of place swapped.
+fn check_gcm(spec: &BatchSpec) {
+    let engine = engine_on(spec.backend, spec.lanes);
+    let batch = materialize(Algorithm::AesGcm, spec);
+    let gjobs: Vec<GcmJob> = spec.jobs.iter().map(gcm_job).collect();
+    let n = gjobs.len();
+    let ctx = |i: usize| {
+        let j = &spec.jobs[i];
+        format!(
+            "aes-gcm {:?} lanes={:?} keys={:?} job {i}/{n}: key {} B, nonce {} B, ad {} B, \
+             msg {} B, tag {} B, in_place={} slack={} damage={:?}",
+            spec.backend,
+            spec.lanes,
+            spec.key_mode,
+            batch.key_bytes[i].len(),
+            gjobs[i].nonce.len(),
+            gjobs[i].ad.len(),
+            gjobs[i].msg.len(),
+            gjobs[i].tag_len,
+            j.in_place,
+            j.slack,
+            gjobs[i].damage
+        )
+    };
+    let want: Vec<(Vec<u8>, [u8; 16])> = gjobs
+        .iter()
+        .enumerate()
+        .map(|(i, g)| reference_gcm(&batch.key_bytes[i], &g.nonce, &g.ad, &g.msg))
+        .collect();
+    let msgs: Vec<Vec<u8>> = gjobs.iter().map(|g| g.msg.clone()).collect();
+    let ads: Vec<Vec<u8>> = gjobs.iter().map(|g| g.ad.clone()).collect();
+    let none: Vec<Vec<u8>> = vec![Vec::new(); n];
+
+    // Encryption.
+    let enc = run_gcm_all_paths(
+        &engine,
+        &batch,
+        spec,
+        &gjobs,
+        Op::Encrypt,
+        (&msgs, &ads, &none),
+    );
+    for i in 0..n {
+        let len = msgs[i].len();
+        assert_eq!(enc.results[i], Ok(len), "{}: result", ctx(i));
+        assert!(
+            enc.bufs[i][..len] == want[i].0[..],
+            "{}: ciphertext differs from RustCrypto at byte {:?}",
+            ctx(i),
+            enc.bufs[i].iter().zip(&want[i].0).position(|(a, b)| a != b)
+        );
+        assert!(
+            enc.bufs[i][len..].iter().all(|&b| b == SENTINEL),
+            "{}: wrote past the ciphertext",
+            ctx(i)
+        );
+        assert_eq!(
+            enc.tags[i][..],
+            want[i].1[..gjobs[i].tag_len],
+            "{}: tag",
+            ctx(i)
+        );
+    }
+
+    // Decryption of the reference ciphertexts, some damaged.
+    let mut cts = Vec::new();
+    let mut dads = Vec::new();
+    let mut dtags = Vec::new();
+    for (i, g) in gjobs.iter().enumerate() {
+        let (mut ct, mut ad, mut tag) = (
+            want[i].0.clone(),
+            g.ad.clone(),
+            want[i].1[..g.tag_len].to_vec(),
+        );
+        let bit = spec.jobs[i].data_seed as usize;
+        match g.damage {
+            Damage::None => {}
+            Damage::TagBit => {
+                let at = bit / 8 % tag.len();
+                tag[at] ^= 1 << (bit % 8);
+            }
+            Damage::CiphertextBit => {
+                let at = bit / 8 % ct.len();
+                ct[at] ^= 1 << (bit % 8);
+            }
+            Damage::AdBit => {
+                let at = bit / 8 % ad.len();
+                ad[at] ^= 1 << (bit % 8);
+            }
+        }
+        cts.push(ct);
+        dads.push(ad);
+        dtags.push(tag);
+    }
+    let dec = run_gcm_all_paths(
+        &engine,
+        &batch,
+        spec,
+        &gjobs,
+        Op::Decrypt,
+        (&cts, &dads, &dtags),
+    );
+    for i in 0..n {
+        let len = msgs[i].len();
+        let buf = &dec.bufs[i];
+        if gjobs[i].damage == Damage::None {
+            assert_eq!(dec.results[i], Ok(len), "{}: result", ctx(i));
+            assert!(buf[..len] == msgs[i][..], "{}: plaintext", ctx(i));
+        } else {
+            assert_eq!(
+                dec.results[i],
+                Err(comb::Error::AuthenticationFailed),
+                "{}: result",
+                ctx(i)
+            );
+            assert!(
+                buf[..len].iter().all(|&b| b == 0),
+                "{}: output not zeroed after a failed verification",
+                ctx(i)
+            );
+        }
+        assert!(
+            buf[len..].iter().all(|&b| b == SENTINEL),
+            "{}: wrote past the output",
+            ctx(i)
+        );
+        assert!(
+            dec.tags[i].iter().all(|&b| b == SENTINEL),
+            "{}: decryption wrote into a tag buffer",
+            ctx(i)
+        );
+    }
+
+    // Round trip through the batch path, in place and out of place swapped.
+    let mut swapped = spec.clone();
+    for j in &mut swapped.jobs {
+        j.in_place = !j.in_place;
+    }
+    let own: Vec<Vec<u8>> = (0..n)
+        .map(|i| enc.bufs[i][..msgs[i].len()].to_vec())
+        .collect();
+    let back = run_gcm_path(
+        &engine,
+        &batch,
+        &swapped,
+        &gjobs,
+        Op::Decrypt,
+        (&own, &ads, &enc.tags),
+        PathKind::Batch,
+    );
+    for (i, m) in msgs.iter().enumerate() {
+        let len = m.len();
+        assert_eq!(back.results[i], Ok(len), "{}: round trip", ctx(i));
+        assert!(back.bufs[i][..len] == m[..], "{}: round trip", ctx(i));
     }
 }

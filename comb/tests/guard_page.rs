@@ -97,6 +97,8 @@ struct JobBuffers {
     input: Guarded,
     output: Guarded,
     tag: Guarded,
+    /// Associated data (AEAD).
+    ad: Guarded,
     len: usize,
 }
 
@@ -107,6 +109,7 @@ impl JobBuffers {
             input: Guarded::new(len.max(1)),
             output: Guarded::new(out.max(1)),
             tag: Guarded::new(16),
+            ad: Guarded::new(64),
             len,
         }
     }
@@ -123,16 +126,24 @@ impl JobBuffers {
         let len = self.len;
         let data = bytes(len as u64 + 1, len.max(1));
         let out_len = alg.output_len(op, len);
+        // MACs: tags of 1..=16 bytes; AEAD: the allowed lengths. Almost surely wrong for
+        // verification: the verification path still reads only the tag (AEAD: the failure
+        // zeroes the output).
+        let tag = if alg.tag_lens().is_some() {
+            let allowed = alg.allowed_tag_lens();
+            let t = self
+                .tag
+                .slice(allowed[len % allowed.len()], at_end, &[0x5a]);
+            Some(match op {
+                Op::Encrypt => Tag::Out(t),
+                Op::Decrypt => Tag::In(&*t),
+            })
+        } else {
+            None
+        };
         let job = if alg.is_mac() {
             let msg = self.input.slice(len, at_end, &data);
-            let tag_len = 1 + len % 16;
-            let tag = self.tag.slice(tag_len, at_end, &[0x5a]);
-            let tag = match op {
-                Op::Encrypt => Tag::Out(tag),
-                // Almost surely wrong: the verification path still reads only the tag.
-                Op::Decrypt => Tag::In(&*tag),
-            };
-            Job::mac(key, msg).with_tag(tag)
+            Job::mac(key, msg)
         } else {
             match layout {
                 Layout::InPlace => {
@@ -147,6 +158,16 @@ impl JobBuffers {
                 }
             }
         };
+        let job = match tag {
+            Some(t) => job.with_tag(t),
+            None => job,
+        };
+        if alg.is_aead() {
+            // AD against the guards too; nonces of 12 bytes (the fast path) and 16 (hashed).
+            let ad = &*self.ad.slice(len % 41, at_end, &data);
+            let nonce = if len.is_multiple_of(2) { &iv[..12] } else { iv };
+            return job.with_iv(nonce).with_ad(ad);
+        }
         if alg.iv_len() > 0 {
             job.with_iv(iv)
         } else {

@@ -197,10 +197,22 @@ impl Prepared for OursPrepared {
                 jobs.push(Job::mac(key, m).with_tag(tag));
             }
         } else {
-            let with_iv = self.alg.iv_len() > 0;
-            for ((m, o), iv) in b.data.io_mut().zip(&b.ivs) {
+            // The algorithm's usual IV length (16; AES-GCM's 12-byte nonce) from the 16 bytes.
+            let iv_len = self.alg.iv_len();
+            let aead = self.alg.is_aead();
+            for (((m, o), iv), t) in b.data.io_mut().zip(&b.ivs).zip(b.tags.iter_mut()) {
                 let job = Job::copy(key, m, o);
-                jobs.push(if with_iv { job.with_iv(iv) } else { job });
+                let job = if iv_len > 0 {
+                    job.with_iv(&iv[..iv_len])
+                } else {
+                    job
+                };
+                // AEAD: the detached 16-byte tag, written on encrypt, checked on decrypt.
+                jobs.push(match (aead, self.op) {
+                    (false, _) => job,
+                    (true, Op::Encrypt) => job.with_tag(Tag::Out(&mut t[..])),
+                    (true, Op::Decrypt) => job.with_tag(Tag::In(&t[..])),
+                });
             }
         }
         let results = if self.batch_path {
@@ -246,11 +258,11 @@ pub fn build_batches(
             }
         }
         let needs_valid_input =
-            (alg == Algorithm::AesCbcPkcs7 || alg.is_mac()) && op == Op::Decrypt;
+            (alg == Algorithm::AesCbcPkcs7 || alg.is_mac() || alg.is_aead()) && op == Op::Decrypt;
         if needs_valid_input {
             // Make the inputs with the encrypt direction of the sequential engine: PKCS#7 of
             // len - 1 bytes is exactly len bytes.
-            let plain: Vec<usize> = if alg.is_mac() {
+            let plain: Vec<usize> = if alg.is_mac() || alg.is_aead() {
                 lens.clone()
             } else {
                 lens.iter().map(|&l| l - 1).collect()
@@ -273,6 +285,9 @@ pub fn build_batches(
             } else {
                 for i in 0..lens.len() {
                     b.data.input_mut(i).copy_from_slice(enc.data.output(i));
+                }
+                if alg.is_aead() {
+                    b.tags = enc.tags;
                 }
             }
         }

@@ -1,8 +1,8 @@
 //! AES key schedules and lane kernels.
 //!
 //! [`AesKey`] is the expanded-key handle jobs point at: encryption and decryption schedules,
-//! the folded last-round key used by chained modes, and the CMAC subkeys, all zeroized on
-//! drop. The kernels live in backend modules (`ni` for AES-NI on xmm registers, `vaes` for
+//! the folded last-round key used by chained modes, the CMAC subkeys and (made on first use)
+//! the GCM hash key, all zeroized on drop. The kernels live in backend modules (`ni` for AES-NI on xmm registers, `vaes` for
 //! VAES on ymm registers); [`Kernels`] is the one place that picks between them.
 
 mod lanes;
@@ -13,8 +13,20 @@ pub(crate) use lanes::{ChainLane, ChainRule, Lanes, Parallel};
 
 use crate::block::{Block, IoPtrs};
 use crate::cpu::{Backend, NiToken, VaesToken};
+use crate::gf128::GhashKey;
 use crate::Error;
+use std::sync::OnceLock;
 use zeroize::{Zeroize, ZeroizeOnDrop};
+
+/// Which bits of a CTR counter block count (see [`Kernels::ctr`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CounterWidth {
+    /// The whole 128-bit block is a big-endian counter, wrapping mod 2^128 (SP 800-38A CTR).
+    Full128,
+    /// Only the last 32 bits count, big-endian, wrapping mod 2^32; the first 96 bits stay
+    /// fixed (`inc32` of SP 800-38D, GCM's GCTR).
+    Low32,
+}
 
 /// Round keys, 16-byte aligned so kernels can use aligned loads.
 #[derive(Clone, Copy)]
@@ -48,6 +60,14 @@ pub struct AesKey {
     pub(crate) rounds: usize,
     /// Proof that AES-NI was present when the key was made (zero-sized).
     pub(crate) token: NiToken,
+    /// The GHASH key H = E_K(0^128) with its powers H^1..H^8, made on the first GCM job that
+    /// uses this key ([`AesKey::ghash_key`]) and kept with the key: per job it would cost a
+    /// block encryption and eight field products, more than the whole GHASH of a short packet.
+    /// Lazily, so that keys never used for GCM pay nothing. `OnceLock` is `Sync`, so a key
+    /// shared between threads stays shareable (two threads racing on the first use compute H
+    /// once; the loser waits). Boxed so that [`Zeroize::zeroize`] can take it out and drop it
+    /// where it lies: `GhashKey` overwrites its powers with zeros on drop.
+    ghash: OnceLock<Box<GhashKey>>,
 }
 
 impl AesKey {
@@ -71,6 +91,7 @@ impl AesKey {
             cmac_k2: [0; 16],
             rounds,
             token,
+            ghash: OnceLock::new(),
         };
         ni::expand_key(token, key, &mut k.enc);
         ni::invert_key(token, &k.enc, rounds, &mut k.dec);
@@ -108,6 +129,19 @@ impl AesKey {
     pub fn decrypt_block(&self, block: &mut [u8; 16]) {
         ni::decrypt_block(self.token, self, block);
     }
+
+    /// The GCM hash key of this key, H = E_K(0^128), computed on first use and cached (see
+    /// the `ghash` field). The hashing backend is the best of this CPU
+    /// ([`crate::gf128::GhashBackend::best`]), whatever engine backend runs the AES part.
+    pub(crate) fn ghash_key(&self) -> &GhashKey {
+        self.ghash.get_or_init(|| {
+            let mut h = [0u8; 16];
+            ni::encrypt_block(self.token, self, &mut h);
+            let key = Box::new(GhashKey::new(&h));
+            crate::block::wipe(&mut h);
+            key
+        })
+    }
 }
 
 impl Zeroize for AesKey {
@@ -117,6 +151,9 @@ impl Zeroize for AesKey {
         self.fold.zeroize();
         self.cmac_k1.zeroize();
         self.cmac_k2.zeroize();
+        // Dropping the box zeroizes the powers in place on the heap (GhashKey's Drop); the
+        // next GCM use of the (now all-zero) key would make a new one.
+        drop(self.ghash.take());
     }
 }
 
@@ -176,11 +213,14 @@ impl Kernels {
         }
     }
 
-    /// CTR keystream xor over the whole message (see [`ni::ctr`]).
-    pub(crate) fn ctr(self, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+    /// CTR keystream xor over the whole message, partial last block included (see
+    /// [`ni::ctr`]): counter blocks `ctr + i` with the whole block as a 128-bit big-endian
+    /// counter (`Full128`, SP 800-38A) or only its last 32 bits (`Low32`, GCM's `inc32`). Both
+    /// widths run the same wide kernels at the same speed.
+    pub(crate) fn ctr(self, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block, width: CounterWidth) {
         match self {
-            Kernels::Ni(t) => ni::ctr(t, key, io, ctr),
-            Kernels::Vaes256(t) => vaes::ctr(t, key, io, ctr),
+            Kernels::Ni(t) => ni::ctr(t, key, io, ctr, width),
+            Kernels::Vaes256(t) => vaes::ctr(t, key, io, ctr, width),
         }
     }
 
@@ -190,4 +230,36 @@ impl Kernels {
     pub(crate) fn encrypt_many(self, blocks: &mut [Block], keys: &[&AesKey]) {
         ni::encrypt_many(self.ni(), blocks, keys)
     }
+}
+
+/// CTR one block at a time with the raw block cipher: the reference the kernels' tests
+/// compare against (both counter widths).
+#[cfg(test)]
+pub(crate) fn ctr_reference(
+    key: &AesKey,
+    input: &[u8],
+    ctr0: &Block,
+    width: CounterWidth,
+) -> Vec<u8> {
+    let c0 = u128::from_be_bytes(*ctr0);
+    input
+        .chunks(16)
+        .enumerate()
+        .flat_map(|(i, chunk)| {
+            let c = match width {
+                CounterWidth::Full128 => c0.wrapping_add(i as u128),
+                CounterWidth::Low32 => {
+                    let low = (c0 as u32).wrapping_add(i as u32);
+                    (c0 & !0xffff_ffff) | u128::from(low)
+                }
+            };
+            let mut ks = c.to_be_bytes();
+            key.encrypt_block(&mut ks);
+            chunk
+                .iter()
+                .zip(ks)
+                .map(|(x, k)| x ^ k)
+                .collect::<Vec<u8>>()
+        })
+        .collect()
 }

@@ -16,7 +16,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::{AesKey, ChainLane, ChainRule, Parallel, RoundKeys};
+use super::{AesKey, ChainLane, ChainRule, CounterWidth, Parallel, RoundKeys};
 use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::NiToken;
 
@@ -540,15 +540,47 @@ fn step<const N: usize, const MODE: u8>(
 }
 
 /// CTR keystream xor over the whole message (partial last block included), counter blocks
-/// `ctr + i` as 128-bit big-endian integers (wrapping mod 2^128).
-pub(crate) fn ctr(_t: NiToken, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+/// `ctr + i`: 128-bit big-endian integers wrapping mod 2^128 (`Full128`), or with only the
+/// last 32 bits counting, wrapping mod 2^32 while the first 96 bits stay fixed (`Low32`,
+/// GCM's `inc32`).
+pub(crate) fn ctr(_t: NiToken, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block, width: CounterWidth) {
     assert!(io.len <= io.out_cap && !io.dst.is_null());
+    // The width is a const parameter, so each gets its own loop with no branch on it.
     // SAFETY: the token proves AES-NI; bounds asserted above.
-    unsafe { ctr_ni(key, io, ctr) }
+    unsafe {
+        match width {
+            CounterWidth::Full128 => ctr_ni::<false>(key, io, ctr),
+            CounterWidth::Low32 => ctr_ni::<true>(key, io, ctr),
+        }
+    }
+}
+
+/// Block offset `i` as a vector to add to a byte-reversed counter: into the low 64-bit word,
+/// or (`LOW32`) the low 32-bit word only, `i` reduced mod 2^32.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn ctr_offset<const LOW32: bool>(i: usize) -> __m128i {
+    if LOW32 {
+        _mm_set_epi32(0, 0, 0, i as u32 as i32)
+    } else {
+        _mm_set_epi64x(0, i as i64)
+    }
+}
+
+/// `a + b` on the counter word: 64-bit lanes, or (`LOW32`) 32-bit lanes, so that the low word
+/// wraps mod 2^32 without a carry into the fixed 96 bits. (`b` is a [`ctr_offset`].)
+#[inline]
+#[target_feature(enable = "sse2")]
+fn ctr_add<const LOW32: bool>(a: __m128i, b: __m128i) -> __m128i {
+    if LOW32 {
+        _mm_add_epi32(a, b)
+    } else {
+        _mm_add_epi64(a, b)
+    }
 }
 
 #[target_feature(enable = "aes,sse2,ssse3")]
-unsafe fn ctr_ni(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+unsafe fn ctr_ni<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     let rounds = key.rounds.min(14);
     let keys = [key; WIDE];
     let c0 = u128::from_be_bytes(*ctr);
@@ -558,12 +590,13 @@ unsafe fn ctr_ni(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     let blocks = full + usize::from(!io.len.is_multiple_of(BLOCK));
     // Fast path: when the low 64 bits do not wrap within this message (all but 1 in 2^50 of
     // random IVs for a 16 MiB message), a counter is one 64-bit vector add and a shuffle; else
-    // the full 128-bit add (carries across 64 bits).
-    let no_carry = (c0 as u64 as u128) + (blocks as u128) <= 1 << 64;
+    // the full 128-bit add (carries across 64 bits). A 32-bit counter never carries out of its
+    // word: always the fast path, with a 32-bit add.
+    let no_carry = LOW32 || (c0 as u64 as u128) + (blocks as u128) <= 1 << 64;
     let base = _mm_set_epi64x((c0 >> 64) as i64, c0 as u64 as i64);
     let counter = |i: usize| {
         if no_carry {
-            _mm_shuffle_epi8(_mm_add_epi64(base, _mm_set_epi64x(0, i as i64)), bswap)
+            _mm_shuffle_epi8(ctr_add::<LOW32>(base, ctr_offset::<LOW32>(i)), bswap)
         } else {
             let v = c0.wrapping_add(i as u128);
             _mm_shuffle_epi8(_mm_set_epi64x((v >> 64) as i64, v as i64), bswap)
@@ -572,12 +605,12 @@ unsafe fn ctr_ni(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     let mut i = 0;
     // SAFETY (loads/stores): i + WIDE <= full resp. i < full; full blocks lie inside the
     // input, and the caller checked len <= out_cap.
-    let offsets: [__m128i; WIDE] = core::array::from_fn(|j| _mm_set_epi64x(0, j as i64));
+    let offsets: [__m128i; WIDE] = core::array::from_fn(|j| ctr_offset::<LOW32>(j));
     while i + WIDE <= full {
         let mut x: [__m128i; WIDE] = if no_carry {
             // One scalar-to-vector move per step, then an add and a shuffle per block.
-            let b = _mm_add_epi64(base, _mm_set_epi64x(0, i as i64));
-            core::array::from_fn(|j| _mm_shuffle_epi8(_mm_add_epi64(b, offsets[j]), bswap))
+            let b = ctr_add::<LOW32>(base, ctr_offset::<LOW32>(i));
+            core::array::from_fn(|j| _mm_shuffle_epi8(ctr_add::<LOW32>(b, offsets[j]), bswap))
         } else {
             core::array::from_fn(|j| counter(i + j))
         };
@@ -629,6 +662,44 @@ mod tests {
                 (s >> 24) as u8
             })
             .collect()
+    }
+
+    /// CTR with both counter widths against the block-by-block reference, the low 32-bit word
+    /// starting just before 2^32 (the wrap inside the 8-block loop, in the one-block loop, in
+    /// the partial tail, at the first block) and the fixed 96 bits all ones, all zeros or
+    /// random: `Low32` wraps within its word, `Full128` carries into the rest. Out of place
+    /// (spare output untouched) and in place.
+    #[test]
+    fn ctr_both_widths_across_the_32_bit_wrap() {
+        let Some(t) = NiToken::get() else { return };
+        for (ki, klen) in [16usize, 24, 32].into_iter().enumerate() {
+            let key = AesKey::new(&bytes(ki as u64 + 40, klen)).unwrap();
+            for low in [0xffff_fffeu32, 0xffff_ffff, 0xffff_fff0, 0xffff_ffe1, 0] {
+                let fixed: [[u8; 12]; 3] = [
+                    [0xff; 12],
+                    [0; 12],
+                    bytes(u64::from(low) + 9, 12).try_into().unwrap(),
+                ];
+                for f in fixed {
+                    let mut c = [0u8; 16];
+                    c[..12].copy_from_slice(&f);
+                    c[12..].copy_from_slice(&low.to_be_bytes());
+                    for len in (0..=300).chain([1440, 4113]) {
+                        let input = bytes(len as u64 + 5, len);
+                        for width in [CounterWidth::Low32, CounterWidth::Full128] {
+                            let want = super::super::ctr_reference(&key, &input, &c, width);
+                            let mut out = vec![0xEEu8; len + 9];
+                            ctr(t, &key, &IoPtrs::copy(&input, &mut out), &c, width);
+                            assert_eq!(&out[..len], &want[..], "{width:?} {c:02x?} len {len}");
+                            assert!(out[len..].iter().all(|&b| b == 0xEE));
+                            let mut buf = input.clone();
+                            ctr(t, &key, &IoPtrs::in_place(&mut buf, len), &c, width);
+                            assert_eq!(buf, want, "{width:?} {c:02x?} len {len} in place");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Every lane count 1..=16, shared and per-lane keys, several windows in a row: each lane

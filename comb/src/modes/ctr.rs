@@ -2,13 +2,18 @@
 //! counter that wraps mod 2^128 (so it carries across 32 and 64 bits). Parallel: the wide
 //! kernel per message; a partial last block is allowed. Encryption = decryption.
 
-use crate::aes::Kernels;
+use crate::aes::{CounterWidth, Kernels};
 use crate::modes::Prepared;
 use crate::JobResult;
 
 pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
     for job in jobs {
-        k.ctr(job.lane.key, &job.lane.io, &job.lane.chain);
+        k.ctr(
+            job.lane.key,
+            &job.lane.io,
+            &job.lane.chain,
+            CounterWidth::Full128,
+        );
         results[job.index] = Ok(job.lane.io.len);
     }
 }

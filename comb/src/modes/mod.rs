@@ -8,6 +8,7 @@ pub(crate) mod cfb;
 pub(crate) mod cmac;
 pub(crate) mod ctr;
 pub(crate) mod ecb;
+pub(crate) mod gcm;
 pub(crate) mod ofb;
 
 use crate::aes::AesKey;
@@ -28,11 +29,13 @@ pub(crate) enum TagIo<'a> {
 #[derive(Debug)]
 pub(crate) struct Prepared<'a> {
     /// Key, input/output, and `chain` = the IV / initial counter block (zeros where the mode
-    /// has none); `blocks` = the whole blocks of the input, which a mode may lower (CMAC
-    /// keeps its last block for the finalisation). Chained modes run the scheduler directly
-    /// on these lanes.
+    /// has none; GCM's pre-counter block `J0`); `blocks` = the whole blocks of the input,
+    /// which a mode may lower (CMAC keeps its last block for the finalisation). Chained modes
+    /// run the scheduler directly on these lanes.
     pub(crate) lane: ChainLane<'a>,
     pub(crate) tag: TagIo<'a>,
+    /// Associated data (AEAD modes; empty for the others).
+    pub(crate) ad: &'a [u8],
     /// The job's position in the caller's batch: where the mode writes its result.
     pub(crate) index: usize,
 }
@@ -80,6 +83,7 @@ pub(crate) fn run(
         (Algorithm::AesCfb128, Op::Decrypt) => cfb::decrypt(k, jobs, results),
         (Algorithm::AesOfb, _) => ofb::run(k, jobs, results, path),
         (Algorithm::AesCmac, _) => cmac::run(k, jobs, results, path),
+        (Algorithm::AesGcm, op) => gcm::run(k, jobs, results, op),
     }
 }
 

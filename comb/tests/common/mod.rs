@@ -133,6 +133,7 @@ pub fn reference(alg: Algorithm, op: Op, key: &[u8], iv: &[u8], input: &[u8]) ->
             Some(out)
         }),
         Algorithm::AesCmac => panic!("reference(): use reference_cmac for CMAC"),
+        Algorithm::AesGcm => panic!("reference(): use reference_gcm for AES-GCM"),
         other => panic!("reference(): no reference for {other}"),
     }
 }
@@ -147,6 +148,47 @@ pub fn reference_cmac(key: &[u8], msg: &[u8]) -> [u8; 16] {
         let mut out = [0u8; 16];
         out.copy_from_slice(&tag);
         out
+    })
+}
+
+/// Nonce lengths the AES-GCM reference ([`reference_gcm`]) takes: 12 and a spread of others
+/// (RustCrypto's `AesGcm` fixes the nonce length in its type).
+pub const GCM_NONCE_LENS: &[usize] = &[1, 7, 8, 12, 13, 15, 16, 17, 24, 32, 60, 64, 128];
+
+/// RustCrypto `aes-gcm`: the ciphertext and the full 16-byte tag of `pt` under `key`, `nonce`
+/// (a length of [`GCM_NONCE_LENS`]) and `ad`. A shorter tag is the first bytes of this one
+/// (SP 800-38D `MSB_t`).
+pub fn reference_gcm(key: &[u8], nonce: &[u8], ad: &[u8], pt: &[u8]) -> (Vec<u8>, [u8; 16]) {
+    use aes::cipher::consts::{U1, U12, U128, U13, U15, U16, U17, U24, U32, U60, U64, U7, U8};
+    use aes_gcm::aead::AeadInOut;
+    macro_rules! run {
+        ($C:ty, $N:ty) => {{
+            let c = <aes_gcm::AesGcm<$C, $N> as KeyInit>::new_from_slice(key).unwrap();
+            let n = <&aes_gcm::Nonce<$N>>::try_from(nonce).unwrap();
+            let mut buf = pt.to_vec();
+            let tag = c
+                .encrypt_inout_detached(n, ad, buf.as_mut_slice().into())
+                .expect("reference encryption");
+            let mut t = [0u8; 16];
+            t.copy_from_slice(&tag);
+            (buf, t)
+        }};
+    }
+    with_aes!(key, C => match nonce.len() {
+        1 => run!(C, U1),
+        7 => run!(C, U7),
+        8 => run!(C, U8),
+        12 => run!(C, U12),
+        13 => run!(C, U13),
+        15 => run!(C, U15),
+        16 => run!(C, U16),
+        17 => run!(C, U17),
+        24 => run!(C, U24),
+        32 => run!(C, U32),
+        60 => run!(C, U60),
+        64 => run!(C, U64),
+        128 => run!(C, U128),
+        n => panic!("reference_gcm: no nonce type for {n} bytes"),
     })
 }
 

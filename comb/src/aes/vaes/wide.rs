@@ -24,7 +24,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::aes::{AesKey, Parallel, RoundKeys};
+use crate::aes::{AesKey, CounterWidth, Parallel, RoundKeys};
 use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::VaesToken;
 
@@ -321,12 +321,45 @@ unsafe fn parallel_vaes<const MODE: u8>(
 // CTR
 
 /// CTR keystream xor over the whole message (partial last block included), counter blocks
-/// `ctr + i` as 128-bit big-endian integers (wrapping mod 2^128). Same contract and results
-/// as [`crate::aes::ni::ctr`].
-pub(crate) fn ctr(_t: VaesToken, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+/// `ctr + i` as 128-bit big-endian integers wrapping mod 2^128 (`Full128`), or with only the
+/// last 32 bits counting, wrapping mod 2^32 (`Low32`, GCM's `inc32`). Same contract and
+/// results as [`crate::aes::ni::ctr`].
+pub(crate) fn ctr(_t: VaesToken, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block, width: CounterWidth) {
     assert!(io.len <= io.out_cap && !io.dst.is_null());
+    // The width is a const parameter, so each gets its own loop with no branch on it.
     // SAFETY: the token proves AVX2, VAES and AES-NI; bounds asserted above.
-    unsafe { ctr_vaes(key, io, ctr) }
+    unsafe {
+        match width {
+            CounterWidth::Full128 => ctr_vaes::<false>(key, io, ctr),
+            CounterWidth::Low32 => ctr_vaes::<true>(key, io, ctr),
+        }
+    }
+}
+
+/// Block offset `o` for both halves of a register of byte-reversed counters: into each
+/// half's low 64-bit word, or (`LOW32`) its low 32-bit word only, `o` reduced mod 2^32.
+#[inline]
+#[target_feature(enable = "avx,avx2")]
+fn ctr_offset2<const LOW32: bool>(o: usize) -> __m256i {
+    if LOW32 {
+        let o = o as u32 as i32;
+        _mm256_set_epi32(0, 0, 0, o, 0, 0, 0, o)
+    } else {
+        let o = o as i64;
+        _mm256_set_epi64x(0, o, 0, o)
+    }
+}
+
+/// `a + b` on the counter words: 64-bit lanes, or (`LOW32`) 32-bit lanes, so that a low word
+/// wraps mod 2^32 without a carry into the fixed 96 bits. (`b` is a [`ctr_offset2`].)
+#[inline]
+#[target_feature(enable = "avx,avx2")]
+fn ctr_add2<const LOW32: bool>(a: __m256i, b: __m256i) -> __m256i {
+    if LOW32 {
+        _mm256_add_epi32(a, b)
+    } else {
+        _mm256_add_epi64(a, b)
+    }
 }
 
 /// `ctr_step!(keys, rounds, io, i, x, stored)`: encrypts the counter registers `x` (a
@@ -370,7 +403,7 @@ macro_rules! ctr_step {
 /// # Safety
 /// The CPU has AVX2, VAES and AES-NI; `io.len <= io.out_cap` and `io.dst` is non-null.
 #[target_feature(enable = "avx,avx2,vaes,aes")]
-unsafe fn ctr_vaes(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     let rounds = key.rounds.min(14);
     let keys = WideKeys(&key.enc);
     let c0 = u128::from_be_bytes(*ctr);
@@ -384,17 +417,23 @@ unsafe fn ctr_vaes(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     let full = io.len / BLOCK;
     let blocks = full + usize::from(!io.len.is_multiple_of(BLOCK));
     // Fast path: when the low 64 bits do not wrap within this message, a register of two
-    // counters is one 64-bit vector add and a shuffle; else full 128-bit adds per block.
-    let no_carry = (c0 as u64 as u128) + (blocks as u128) <= 1 << 64;
+    // counters is one 64-bit vector add and a shuffle; else full 128-bit adds per block. A
+    // 32-bit counter never carries out of its word: always the fast path, with 32-bit adds.
+    let no_carry = LOW32 || (c0 as u64 as u128) + (blocks as u128) <= 1 << 64;
     let (hi, lo) = ((c0 >> 64) as u64 as i64, c0 as u64);
     // Counters of blocks 0 (low half) and 1 (high half) on the fast path. (A shadow high
     // half past the message may wrap its low word; it is never used.)
-    let base = _mm256_set_epi64x(hi, lo.wrapping_add(1) as i64, hi, lo as i64);
+    let lo1 = if LOW32 {
+        (lo & !0xffff_ffff) | u64::from((lo as u32).wrapping_add(1))
+    } else {
+        lo.wrapping_add(1)
+    };
+    let base = _mm256_set_epi64x(hi, lo1 as i64, hi, lo as i64);
     // Counters of blocks b and b + 1.
     let pair = |b: usize| {
         if no_carry {
-            let off = _mm256_set_epi64x(0, b as i64, 0, b as i64);
-            _mm256_shuffle_epi8(_mm256_add_epi64(base, off), bswap)
+            let off = ctr_offset2::<LOW32>(b);
+            _mm256_shuffle_epi8(ctr_add2::<LOW32>(base, off), bswap)
         } else {
             let v0 = c0.wrapping_add(b as u128);
             let v1 = v0.wrapping_add(1);
@@ -413,19 +452,16 @@ unsafe fn ctr_vaes(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     // checked by the caller.
     if no_carry {
         // Per step: one vector add for the base, then an add and a shuffle per register.
-        let offsets: [__m256i; REGS] = core::array::from_fn(|j| {
-            let o = 2 * j as i64;
-            _mm256_set_epi64x(0, o, 0, o)
-        });
-        let advance = _mm256_set_epi64x(0, STEP as i64, 0, STEP as i64);
+        let offsets: [__m256i; REGS] = core::array::from_fn(|j| ctr_offset2::<LOW32>(2 * j));
+        let advance = ctr_offset2::<LOW32>(STEP);
         let mut cur = base;
         while i + STEP <= full {
             let mut x = [_mm256_setzero_si256(); REGS];
             for (xj, oj) in x.iter_mut().zip(&offsets) {
-                *xj = _mm256_shuffle_epi8(_mm256_add_epi64(cur, *oj), bswap);
+                *xj = _mm256_shuffle_epi8(ctr_add2::<LOW32>(cur, *oj), bswap);
             }
             ctr_step!(keys, rounds, io, i, x, STEP);
-            cur = _mm256_add_epi64(cur, advance);
+            cur = ctr_add2::<LOW32>(cur, advance);
             i += STEP;
         }
     } else {
@@ -588,23 +624,94 @@ mod tests {
     /// CTR against the xmm kernel for one counter, every byte length in `lens`, every key
     /// size, out of place (with spare output room) and in place.
     fn check_ctr(t: VaesToken, ctr0: &Block, lens: impl Iterator<Item = usize> + Clone) {
+        check_ctr_width(t, ctr0, lens, CounterWidth::Full128);
+    }
+
+    /// [`check_ctr`] for one counter width; every few lengths also against the block-by-block
+    /// reference.
+    fn check_ctr_width(
+        t: VaesToken,
+        ctr0: &Block,
+        lens: impl Iterator<Item = usize> + Clone,
+        width: CounterWidth,
+    ) {
         for (ki, klen) in [16usize, 24, 32].into_iter().enumerate() {
             let key = AesKey::new(&bytes(ki as u64 + 11, klen)).unwrap();
             for len in lens.clone() {
                 let input = bytes(len as u64 + 31 * ki as u64, len);
                 let mut want = vec![0xEEu8; len + 17];
-                ni::ctr(t.ni(), &key, &IoPtrs::copy(&input, &mut want), ctr0);
+                ni::ctr(t.ni(), &key, &IoPtrs::copy(&input, &mut want), ctr0, width);
+                if len % 7 == 0 || len > 16 * 41 {
+                    let reference = crate::aes::ctr_reference(&key, &input, ctr0, width);
+                    assert_eq!(&want[..len], &reference[..], "xmm {width:?} len {len}");
+                }
                 let mut got = vec![0xEEu8; len + 17];
-                ctr(t, &key, &IoPtrs::copy(&input, &mut got), ctr0);
-                assert_eq!(got, want, "key {klen} len {len} ctr {ctr0:02x?} copy");
+                ctr(t, &key, &IoPtrs::copy(&input, &mut got), ctr0, width);
+                assert_eq!(
+                    got, want,
+                    "{width:?} key {klen} len {len} ctr {ctr0:02x?} copy"
+                );
 
                 let mut buf = input.clone();
                 buf.extend_from_slice(&[0x5A; 7]);
-                ctr(t, &key, &IoPtrs::in_place(&mut buf, len), ctr0);
+                ctr(t, &key, &IoPtrs::in_place(&mut buf, len), ctr0, width);
                 assert_eq!(&buf[..len], &want[..len], "key {klen} len {len} in place");
                 assert_eq!(&buf[len..], &[0x5A; 7], "key {klen} len {len} in place");
             }
         }
+    }
+
+    /// GCM's 32-bit counter: the low word starts a few blocks before 2^32 (the wrap falls in
+    /// the 16-block main loop, in the tail step, at a register's high half, or at the very
+    /// first block), the 96 fixed bits are all ones so a carry out of the word would show.
+    /// Against the xmm kernel and the block-by-block reference.
+    #[test]
+    fn ctr_low32_wraps_mod_2_32() {
+        let Some(t) = VaesToken::get() else { return };
+        for low in [
+            0xffff_fffeu32,
+            0xffff_ffff,
+            0xffff_fff0,
+            0xffff_ffe1,
+            0xffff_ff00,
+            0,
+        ] {
+            let mut c = [0xffu8; 16];
+            c[12..].copy_from_slice(&low.to_be_bytes());
+            check_ctr_width(t, &c, ctr_lengths(), CounterWidth::Low32);
+            // Other fixed bits: random, and all zeros.
+            let mut c: Block = bytes(u64::from(low), BLOCK).try_into().unwrap();
+            c[12..].copy_from_slice(&low.to_be_bytes());
+            check_ctr_width(
+                t,
+                &c,
+                [0usize, 1, 31, 32, 33, 255, 513].into_iter(),
+                CounterWidth::Low32,
+            );
+            let mut c = [0u8; 16];
+            c[12..].copy_from_slice(&low.to_be_bytes());
+            check_ctr_width(t, &c, [100usize, 4113].into_iter(), CounterWidth::Low32);
+        }
+        // Known answer of the wrap itself: block 1 after low word ffffffff uses low word 0
+        // with the 96 fixed bits unchanged (a 128-bit counter would carry into them).
+        let key = AesKey::new(&bytes(3, 16)).unwrap();
+        let mut c = [0xabu8; 16];
+        c[12..].copy_from_slice(&[0xff; 4]);
+        let mut out = [0u8; 32];
+        ctr(
+            t,
+            &key,
+            &IoPtrs::copy(&[0u8; 32], &mut out),
+            &c,
+            CounterWidth::Low32,
+        );
+        let mut e0 = c;
+        key.encrypt_block(&mut e0);
+        let mut e1 = [0xabu8; 16];
+        e1[12..].copy_from_slice(&[0; 4]);
+        key.encrypt_block(&mut e1);
+        assert_eq!(out[..16], e0);
+        assert_eq!(out[16..], e1);
     }
 
     fn ctr_lengths() -> impl Iterator<Item = usize> + Clone {
@@ -661,7 +768,13 @@ mod tests {
             "1e031dda2fbe03d1792170a0f3009cee"
         ));
         let mut out = vec![0u8; pt.len()];
-        ctr(t, &key, &IoPtrs::copy(&pt, &mut out), &c);
+        ctr(
+            t,
+            &key,
+            &IoPtrs::copy(&pt, &mut out),
+            &c,
+            CounterWidth::Full128,
+        );
         assert_eq!(out, ct);
         // F.2.2 (CBC-AES128 decryption), in place.
         let iv: Block = hex("000102030405060708090a0b0c0d0e0f").try_into().unwrap();

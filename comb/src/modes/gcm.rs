@@ -1,0 +1,207 @@
+//! GCM (SP 800-38D) with AES: authenticated encryption with associated data.
+//!
+//! * `J0` — the pre-counter block: `IV || 0^31 || 1` for a 12-byte nonce (the fast path),
+//!   else `GHASH_H(IV || 0^(s+64) || [len(IV)]_64)`. Made by validation ([`j0`]), kept in the
+//!   job's `chain` (wiped when the job is dropped).
+//! * `H = E_K(0^128)` — the GHASH key, computed on a key's first GCM use and cached with the
+//!   key ([`AesKey::ghash_key`]): powers H^1..H^8 for the 8-block aggregated GHASH.
+//! * Encryption: `C = GCTR(inc32(J0), P)` — the wide CTR kernel with a 32-bit counter
+//!   ([`CounterWidth::Low32`]) — then `S = GHASH_H(A || 0^v || C || 0^u || [len(A)]_64 ||
+//!   [len(C)]_64)` and `T = MSB_t(E_K(J0) ^ S)`.
+//! * Decryption: **verify, then decrypt**. `S` is computed over the received ciphertext, the
+//!   tag compared in constant time ([`tag_matches`]), and only if it matches is `P =
+//!   GCTR(inc32(J0), C)` written. On a mismatch no plaintext is ever computed: the output
+//!   bytes `[..len]` are zeroed (in place that is the ciphertext; out of place the output was
+//!   never written) and the job gets [`Error::AuthenticationFailed`], the same state as every
+//!   failed authentication of the library leaves.
+//!
+//! Batch path and single path run the same code: the per-message fixed work, `E_K(J0)` of
+//! every job, is one batched cipher call (one block per job, as CMAC's finalisation), then per
+//! job the wide CTR from `inc32(J0)` and GHASH. On the single path each call has one job.
+//!
+//! Secrets wiped after use: `inc32(J0)`, `E_K(J0)`, the GHASH state `S` and `E_K(J0) ^ S`
+//! (the full 16-byte tag block). `J0` itself is the job's `chain`, wiped with the job.
+
+use crate::aes::{AesKey, CounterWidth, Kernels};
+use crate::block::{tag_matches, wipe, Block, BLOCK};
+use crate::gf128::{Aggregation, GhashKey};
+use crate::modes::{Prepared, TagIo};
+use crate::{Error, JobResult, Op};
+
+/// Jobs per batched `E_K(J0)` call: the blocks and key pointers live on the stack (no heap
+/// allocation per call, which matters on the single path, one call per message).
+const CHUNK: usize = 64;
+
+/// The pre-counter block `J0` of SP 800-38D §7.1 step 2 for nonce `iv` (1 byte or more;
+/// validated by the caller).
+pub(crate) fn j0(key: &AesKey, iv: &[u8]) -> Block {
+    let mut j = [0u8; BLOCK];
+    if iv.len() == 12 {
+        j[..12].copy_from_slice(iv);
+        j[15] = 1;
+    } else {
+        // GHASH of the nonce zero-padded to whole blocks (ghash_update pads a partial last
+        // block), then the block 0^64 || [len(IV)]_64 (in bits; the nonce is at most
+        // 2^61 - 1 bytes, so the bit length fits 64 bits).
+        let g = key.ghash_key();
+        g.ghash_update(&mut j, iv);
+        let bits = (iv.len() as u64).wrapping_mul(8);
+        g.ghash_blocks(&mut j, &[u128::from(bits).to_be_bytes()], Aggregation::One);
+    }
+    j
+}
+
+/// `inc32(x)`: the last 32 bits of `x` plus one, mod 2^32; the first 96 bits unchanged.
+fn inc32(x: &Block) -> Block {
+    let mut y = *x;
+    let low = u32::from_be_bytes([x[12], x[13], x[14], x[15]]).wrapping_add(1);
+    y[12..].copy_from_slice(&low.to_be_bytes());
+    y
+}
+
+/// `S = GHASH_H(A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64)` (§7.1 step 5). The caller
+/// wipes the result.
+fn ghash(g: &GhashKey, ad: &[u8], ct: &[u8]) -> Block {
+    let mut s = [0u8; BLOCK];
+    // Each call zero-pads its partial last block: exactly GCM's padding of A and of C.
+    g.ghash_update(&mut s, ad);
+    g.ghash_update(&mut s, ct);
+    let bits = |n: usize| u128::from((n as u64).wrapping_mul(8));
+    let lens = (bits(ad.len()) << 64) | bits(ct.len());
+    g.ghash_blocks(&mut s, &[lens.to_be_bytes()], Aggregation::One);
+    s
+}
+
+/// Runs GCM `op` over validated jobs (nonce, tag length and direction, data length and output
+/// room already checked; `chain` holds `J0`), writing `results[job.index]`.
+pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult], op: Op) {
+    for chunk in jobs.chunks_mut(CHUNK) {
+        let Some(first) = chunk.first() else { continue };
+        let n = chunk.len();
+        // E_K(J0) of every job of the chunk in one batched cipher call.
+        let mut ek = [[0u8; BLOCK]; CHUNK];
+        let mut keys: [&AesKey; CHUNK] = [first.lane.key; CHUNK];
+        for ((e, k), job) in ek.iter_mut().zip(keys.iter_mut()).zip(chunk.iter()) {
+            *e = job.lane.chain;
+            *k = job.lane.key;
+        }
+        k.encrypt_many(&mut ek[..n], &keys[..n]);
+        for (job, e) in chunk.iter_mut().zip(ek.iter_mut()) {
+            results[job.index] = match op {
+                Op::Encrypt => encrypt(k, job, e),
+                Op::Decrypt => decrypt(k, job, e),
+            };
+            wipe(e);
+        }
+    }
+}
+
+/// Encrypts one job and writes its tag; `ek` = `E_K(J0)`.
+fn encrypt(k: Kernels, job: &mut Prepared<'_>, ek: &Block) -> JobResult {
+    let TagIo::Out(tag) = &mut job.tag else {
+        return Err(Error::TagMisuse); // excluded by validation
+    };
+    let key = job.lane.key;
+    let mut io = job.lane.io;
+    let len = io.len;
+    let mut ctr = inc32(&job.lane.chain);
+    k.ctr(key, &io, &ctr, CounterWidth::Low32);
+    wipe(&mut ctr);
+    // The ciphertext just written (validation checked len <= out_cap and a non-null output).
+    let ct: &[u8] = io.output(len);
+    let mut s = ghash(key.ghash_key(), job.ad, ct);
+    for (x, e) in s.iter_mut().zip(ek) {
+        *x ^= e;
+    }
+    let n = tag.len().min(BLOCK);
+    tag[..n].copy_from_slice(&s[..n]);
+    wipe(&mut s);
+    Ok(len)
+}
+
+/// Verifies one job's tag over its ciphertext and, only if it matches, decrypts it; `ek` =
+/// `E_K(J0)`.
+fn decrypt(k: Kernels, job: &mut Prepared<'_>, ek: &Block) -> JobResult {
+    let TagIo::In(expected) = &job.tag else {
+        return Err(Error::TagMisuse); // excluded by validation
+    };
+    let key = job.lane.key;
+    let io = job.lane.io;
+    let len = io.len;
+    let mut s = {
+        // SAFETY: by the `IoPtrs` invariant `src` is valid for reads of `len` bytes for the
+        // job's lifetime (non-null even when empty: it comes from a slice). The slice lives
+        // only inside this block: nothing writes the output (which in place is the same
+        // memory) while it exists.
+        let ct = unsafe { core::slice::from_raw_parts(io.src, len) };
+        ghash(key.ghash_key(), job.ad, ct)
+    };
+    for (x, e) in s.iter_mut().zip(ek) {
+        *x ^= e;
+    }
+    let ok = tag_matches(&s, expected);
+    wipe(&mut s);
+    if !ok {
+        io.zero_output(len);
+        return Err(Error::AuthenticationFailed);
+    }
+    let mut ctr = inc32(&job.lane.chain);
+    k.ctr(key, &io, &ctr, CounterWidth::Low32);
+    wipe(&mut ctr);
+    Ok(len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inc32_wraps_in_the_low_word_only() {
+        let mut x = [0xffu8; 16];
+        let y = inc32(&x);
+        assert_eq!(y[..12], [0xff; 12]);
+        assert_eq!(y[12..], [0; 4]);
+        x[12..].copy_from_slice(&[0, 0, 0x01, 0xff]);
+        assert_eq!(inc32(&x)[12..], [0, 0, 0x02, 0x00]);
+    }
+
+    /// J0 of the GCM spec's test cases 5 (8-byte IV) and 6 (60-byte IV), Appendix B: the
+    /// first counter block Y0 printed there.
+    #[test]
+    fn j0_of_spec_test_cases() {
+        let hex = |s: &str| -> Vec<u8> {
+            (0..s.len())
+                .step_by(2)
+                .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+                .collect()
+        };
+        let Ok(key) = AesKey::new(&hex("feffe9928665731c6d6a8f9467308308")) else {
+            return; // no AES-NI
+        };
+        let iv5 = hex("cafebabefacedbad");
+        assert_eq!(
+            j0(&key, &iv5).to_vec(),
+            hex("c43a83c4c4badec4354ca984db252f7d")
+        );
+        let iv6 = hex(concat!(
+            "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728",
+            "c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b"
+        ));
+        assert_eq!(
+            j0(&key, &iv6).to_vec(),
+            hex("3bab75780a31c059f83d2a44752f9864")
+        );
+        let iv12 = hex("cafebabefacedbaddecaf888");
+        assert_eq!(
+            j0(&key, &iv12).to_vec(),
+            hex("cafebabefacedbaddecaf88800000001")
+        );
+    }
+
+    #[test]
+    fn ghash_length_block() {
+        // GCM spec test case 1's S: GHASH of the lengths block alone (both zero) is zero.
+        let g = GhashKey::new(&[0x42; 16]);
+        assert_eq!(ghash(&g, &[], &[]), [0; 16]);
+    }
+}

@@ -1,0 +1,805 @@
+//! AES-GCM known answers and properties: the GCM specification's test cases 1–18
+//! (McGrew–Viega, Appendix B; 1–6 AES-128, 7–12 AES-192, 13–18 AES-256; 8-byte IVs in cases
+//! 5, 11, 17 and 60-byte IVs in 6, 12, 18) through every backend, the single path and batches
+//! at several lane counts; truncated tags; verify-then-decrypt; the 32-bit counter wrapping
+//! inside a message (a nonce chosen so that J0's low word is 2^32 - 2); one key shared by
+//! threads on its first GCM use.
+
+mod common;
+
+use comb::gf128::gf_mul;
+use comb::{AesKey, Algorithm, Data, Error, Job, JobResult, Op, Tag};
+use common::{bytes, engines, reference_gcm, unhex};
+
+const GCM: Algorithm = Algorithm::AesGcm;
+
+/// One test case of the GCM specification (hex).
+struct Spec {
+    case: usize,
+    key: &'static str,
+    iv: &'static str,
+    ad: &'static str,
+    pt: &'static str,
+    ct: &'static str,
+    tag: &'static str,
+}
+
+/// The GCM specification's Appendix B, test cases 1–18 (public known answers).
+const SPEC: &[Spec] = &[
+    Spec {
+        case: 1,
+        key: "00000000000000000000000000000000",
+        iv: "000000000000000000000000",
+        ad: "",
+        pt: "",
+        ct: "",
+        tag: "58e2fccefa7e3061367f1d57a4e7455a",
+    },
+    Spec {
+        case: 2,
+        key: "00000000000000000000000000000000",
+        iv: "000000000000000000000000",
+        ad: "",
+        pt: "00000000000000000000000000000000",
+        ct: "0388dace60b6a392f328c2b971b2fe78",
+        tag: "ab6e47d42cec13bdf53a67b21257bddf",
+    },
+    Spec {
+        case: 3,
+        key: "feffe9928665731c6d6a8f9467308308",
+        iv: "cafebabefacedbaddecaf888",
+        ad: "",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
+        ),
+        ct: concat!(
+            "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e",
+            "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985"
+        ),
+        tag: "4d5c2af327cd64a62cf35abd2ba6fab4",
+    },
+    Spec {
+        case: 4,
+        key: "feffe9928665731c6d6a8f9467308308",
+        iv: "cafebabefacedbaddecaf888",
+        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        ),
+        ct: concat!(
+            "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e",
+            "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
+        ),
+        tag: "5bc94fbc3221a5db94fae95ae7121a47",
+    },
+    Spec {
+        case: 5,
+        key: "feffe9928665731c6d6a8f9467308308",
+        iv: "cafebabefacedbad",
+        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        ),
+        ct: concat!(
+            "61353b4c2806934a777ff51fa22a4755699b2a714fcdc6f83766e5f97b6c7423",
+            "73806900e49f24b22b097544d4896b424989b5e1ebac0f07c23f4598"
+        ),
+        tag: "3612d2e79e3b0785561be14aaca2fccb",
+    },
+    Spec {
+        case: 6,
+        key: "feffe9928665731c6d6a8f9467308308",
+        iv: concat!(
+            "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728",
+            "c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b"
+        ),
+        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        ),
+        ct: concat!(
+            "8ce24998625615b603a033aca13fb894be9112a5c3a211a8ba262a3cca7e2ca7",
+            "01e4a9a4fba43c90ccdcb281d48c7c6fd62875d2aca417034c34aee5"
+        ),
+        tag: "619cc5aefffe0bfa462af43c1699d050",
+    },
+    Spec {
+        case: 7,
+        key: "000000000000000000000000000000000000000000000000",
+        iv: "000000000000000000000000",
+        ad: "",
+        pt: "",
+        ct: "",
+        tag: "cd33b28ac773f74ba00ed1f312572435",
+    },
+    Spec {
+        case: 8,
+        key: "000000000000000000000000000000000000000000000000",
+        iv: "000000000000000000000000",
+        ad: "",
+        pt: "00000000000000000000000000000000",
+        ct: "98e7247c07f0fe411c267e4384b0f600",
+        tag: "2ff58d80033927ab8ef4d4587514f0fb",
+    },
+    Spec {
+        case: 9,
+        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c",
+        iv: "cafebabefacedbaddecaf888",
+        ad: "",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
+        ),
+        ct: concat!(
+            "3980ca0b3c00e841eb06fac4872a2757859e1ceaa6efd984628593b40ca1e19c",
+            "7d773d00c144c525ac619d18c84a3f4718e2448b2fe324d9ccda2710acade256"
+        ),
+        tag: "9924a7c8587336bfb118024db8674a14",
+    },
+    Spec {
+        case: 10,
+        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c",
+        iv: "cafebabefacedbaddecaf888",
+        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        ),
+        ct: concat!(
+            "3980ca0b3c00e841eb06fac4872a2757859e1ceaa6efd984628593b40ca1e19c",
+            "7d773d00c144c525ac619d18c84a3f4718e2448b2fe324d9ccda2710"
+        ),
+        tag: "2519498e80f1478f37ba55bd6d27618c",
+    },
+    Spec {
+        case: 11,
+        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c",
+        iv: "cafebabefacedbad",
+        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        ),
+        ct: concat!(
+            "0f10f599ae14a154ed24b36e25324db8c566632ef2bbb34f8347280fc4507057",
+            "fddc29df9a471f75c66541d4d4dad1c9e93a19a58e8b473fa0f062f7"
+        ),
+        tag: "65dcc57fcf623a24094fcca40d3533f8",
+    },
+    Spec {
+        case: 12,
+        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c",
+        iv: concat!(
+            "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728",
+            "c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b"
+        ),
+        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        ),
+        ct: concat!(
+            "d27e88681ce3243c4830165a8fdcf9ff1de9a1d8e6b447ef6ef7b79828666e45",
+            "81e79012af34ddd9e2f037589b292db3e67c036745fa22e7e9b7373b"
+        ),
+        tag: "dcf566ff291c25bbb8568fc3d376a6d9",
+    },
+    Spec {
+        case: 13,
+        key: "0000000000000000000000000000000000000000000000000000000000000000",
+        iv: "000000000000000000000000",
+        ad: "",
+        pt: "",
+        ct: "",
+        tag: "530f8afbc74536b9a963b4f1c4cb738b",
+    },
+    Spec {
+        case: 14,
+        key: "0000000000000000000000000000000000000000000000000000000000000000",
+        iv: "000000000000000000000000",
+        ad: "",
+        pt: "00000000000000000000000000000000",
+        ct: "cea7403d4d606b6e074ec5d3baf39d18",
+        tag: "d0d1c8a799996bf0265b98b5d48ab919",
+    },
+    Spec {
+        case: 15,
+        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
+        iv: "cafebabefacedbaddecaf888",
+        ad: "",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
+        ),
+        ct: concat!(
+            "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa",
+            "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad"
+        ),
+        tag: "b094dac5d93471bdec1a502270e3cc6c",
+    },
+    Spec {
+        case: 16,
+        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
+        iv: "cafebabefacedbaddecaf888",
+        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        ),
+        ct: concat!(
+            "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa",
+            "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662"
+        ),
+        tag: "76fc6ece0f4e1768cddf8853bb2d551b",
+    },
+    Spec {
+        case: 17,
+        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
+        iv: "cafebabefacedbad",
+        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        ),
+        ct: concat!(
+            "c3762df1ca787d32ae47c13bf19844cbaf1ae14d0b976afac52ff7d79bba9de0",
+            "feb582d33934a4f0954cc2363bc73f7862ac430e64abe499f47c9b1f"
+        ),
+        tag: "3a337dbf46a792c45e454913fe2ea8f2",
+    },
+    Spec {
+        case: 18,
+        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
+        iv: concat!(
+            "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728",
+            "c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b"
+        ),
+        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
+        pt: concat!(
+            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
+        ),
+        ct: concat!(
+            "5a8def2f0c9e53f1f75d7853659e2a20eeb2b22aafde6419a058ab4f6f746bf4",
+            "0fc0c3b780f244452da3ebf1c5d82cdea2418997200ef82e44ae7e3f"
+        ),
+        tag: "a44a8266ee1c8eb0c8b5d4cf5ae9f19a",
+    },
+];
+
+/// A decoded test case.
+struct Case {
+    case: usize,
+    key: AesKey,
+    key_bytes: Vec<u8>,
+    iv: Vec<u8>,
+    ad: Vec<u8>,
+    pt: Vec<u8>,
+    ct: Vec<u8>,
+    tag: Vec<u8>,
+}
+
+fn cases() -> Vec<Case> {
+    SPEC.iter()
+        .map(|s| {
+            let key_bytes = unhex(s.key);
+            Case {
+                case: s.case,
+                key: AesKey::new(&key_bytes).unwrap(),
+                key_bytes,
+                iv: unhex(s.iv),
+                ad: unhex(s.ad),
+                pt: unhex(s.pt),
+                ct: unhex(s.ct),
+                tag: unhex(s.tag),
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn spec_table_is_complete_and_agrees_with_rustcrypto() {
+    let cs = cases();
+    assert_eq!(cs.len(), 18);
+    for (i, c) in cs.iter().enumerate() {
+        assert_eq!(c.case, i + 1);
+        assert_eq!(c.key_bytes.len(), [16, 24, 32][i / 6], "case {}", c.case);
+        let iv_len = match i % 6 {
+            4 => 8,
+            5 => 60,
+            _ => 12,
+        };
+        assert_eq!(c.iv.len(), iv_len, "case {}", c.case);
+        let (ct, tag) = reference_gcm(&c.key_bytes, &c.iv, &c.ad, &c.pt);
+        assert_eq!(
+            (ct, tag.to_vec()),
+            (c.ct.clone(), c.tag.clone()),
+            "case {}",
+            c.case
+        );
+    }
+}
+
+/// Every case alone through the single path, every backend: encryption (copy and in place)
+/// gives the ciphertext and tag, decryption (copy and in place) the plaintext, and every
+/// allowed truncation of the tag verifies.
+#[test]
+fn spec_cases_single_path() {
+    for e in engines(None) {
+        for c in cases() {
+            let what = format!("case {} ({})", c.case, e.backend());
+            let mut out = vec![0xA5; c.pt.len()];
+            let mut tag = [0u8; 16];
+            let r = e.process_one(
+                GCM,
+                Op::Encrypt,
+                Job::copy(&c.key, &c.pt, &mut out)
+                    .with_iv(&c.iv)
+                    .with_ad(&c.ad)
+                    .with_tag(Tag::Out(&mut tag)),
+            );
+            assert_eq!(r, Ok(c.pt.len()), "{what}");
+            assert_eq!(out, c.ct, "{what}: ciphertext");
+            assert_eq!(tag.to_vec(), c.tag, "{what}: tag");
+
+            let mut buf = c.pt.clone();
+            let mut tag = [0u8; 16];
+            let r = e.process_one(
+                GCM,
+                Op::Encrypt,
+                Job::in_place(&c.key, &mut buf)
+                    .with_iv(&c.iv)
+                    .with_ad(&c.ad)
+                    .with_tag(Tag::Out(&mut tag)),
+            );
+            assert_eq!(
+                (r, &buf, tag.to_vec()),
+                (Ok(c.pt.len()), &c.ct, c.tag.clone()),
+                "{what} in place"
+            );
+
+            for &n in Algorithm::AesGcm.allowed_tag_lens() {
+                let mut out = vec![0xA5; c.ct.len()];
+                let r = e.process_one(
+                    GCM,
+                    Op::Decrypt,
+                    Job::copy(&c.key, &c.ct, &mut out)
+                        .with_iv(&c.iv)
+                        .with_ad(&c.ad)
+                        .with_tag(Tag::In(&c.tag[..n])),
+                );
+                assert_eq!(r, Ok(c.pt.len()), "{what}: decrypt, {n}-byte tag");
+                assert_eq!(out, c.pt, "{what}: plaintext");
+                // Generation of the truncated tag gives its prefix.
+                let mut t = vec![0u8; n];
+                let mut scratch = c.pt.clone();
+                let r = e.process_one(
+                    GCM,
+                    Op::Encrypt,
+                    Job::in_place(&c.key, &mut scratch)
+                        .with_iv(&c.iv)
+                        .with_ad(&c.ad)
+                        .with_tag(Tag::Out(&mut t)),
+                );
+                assert_eq!(
+                    (r, &t[..]),
+                    (Ok(c.pt.len()), &c.tag[..n]),
+                    "{what}: {n}-byte tag"
+                );
+            }
+            let mut buf = c.ct.clone();
+            let r = e.process_one(
+                GCM,
+                Op::Decrypt,
+                Job::in_place(&c.key, &mut buf)
+                    .with_iv(&c.iv)
+                    .with_ad(&c.ad)
+                    .with_tag(Tag::In(&c.tag)),
+            );
+            assert_eq!(
+                (r, &buf),
+                (Ok(c.pt.len()), &c.pt),
+                "{what}: decrypt in place"
+            );
+        }
+    }
+}
+
+/// What a failed verification must leave: `AuthenticationFailed`, and the output's message
+/// bytes zeroed (nothing decrypted), the room after it untouched.
+fn assert_rejected(r: &JobResult, out: &[u8], len: usize, what: &str) {
+    assert_eq!(r, &Err(Error::AuthenticationFailed), "{what}");
+    assert!(
+        out[..len].iter().all(|&b| b == 0),
+        "{what}: output not zeroed"
+    );
+    assert!(
+        out[len..].iter().all(|&b| b == 0xA5),
+        "{what}: wrote past the message"
+    );
+}
+
+/// All 18 cases as one batch (three key sizes mixed, three nonce lengths), encryption then
+/// decryption, at several lane counts on every backend; then the same batch with a flipped
+/// bit in the tag, the ciphertext or the AD of every other job: those fail, the others pass.
+#[test]
+fn spec_cases_as_one_batch() {
+    let cs = cases();
+    for lanes in [None, Some(1), Some(3), Some(8), Some(16), Some(32)] {
+        for e in engines(lanes) {
+            let what = |c: &Case| format!("case {} ({}, lanes {lanes:?})", c.case, e.backend());
+            // Encryption, odd cases in place.
+            let mut bufs: Vec<Vec<u8>> = cs
+                .iter()
+                .map(|c| {
+                    if c.case % 2 == 1 {
+                        c.pt.clone()
+                    } else {
+                        vec![0xA5; c.pt.len()]
+                    }
+                })
+                .collect();
+            let mut tags = vec![[0u8; 16]; cs.len()];
+            let mut jobs: Vec<Job<'_>> = cs
+                .iter()
+                .zip(bufs.iter_mut().zip(tags.iter_mut()))
+                .map(|(c, (b, t))| {
+                    let j = if c.case % 2 == 1 {
+                        Job::in_place(&c.key, b)
+                    } else {
+                        Job::copy(&c.key, &c.pt, b)
+                    };
+                    j.with_iv(&c.iv).with_ad(&c.ad).with_tag(Tag::Out(t))
+                })
+                .collect();
+            let r = e.process(GCM, Op::Encrypt, &mut jobs);
+            drop(jobs);
+            for (i, c) in cs.iter().enumerate() {
+                assert_eq!(r[i], Ok(c.pt.len()), "{}", what(c));
+                assert_eq!(bufs[i], c.ct, "{}: ciphertext", what(c));
+                assert_eq!(tags[i].to_vec(), c.tag, "{}: tag", what(c));
+            }
+
+            // Decryption, even cases in place; every third job corrupted (tag, ciphertext or
+            // AD), in rotation.
+            for corrupt in [false, true] {
+                let mut inputs: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> = Vec::new(); // ct, ad, tag
+                let mut bad = Vec::new();
+                for (i, c) in cs.iter().enumerate() {
+                    let (mut ct, mut ad, mut tag) = (c.ct.clone(), c.ad.clone(), c.tag.clone());
+                    let this_bad = corrupt && i % 3 != 1;
+                    if this_bad {
+                        match i % 3 {
+                            0 => tag[i % 16] ^= 0x80,
+                            _ if !ct.is_empty() => {
+                                let at = i % ct.len();
+                                ct[at] ^= 1
+                            }
+                            _ if !ad.is_empty() => ad[0] ^= 0x10,
+                            _ => tag[15] ^= 1,
+                        }
+                    }
+                    bad.push(this_bad);
+                    inputs.push((ct, ad, tag));
+                }
+                let mut bufs: Vec<Vec<u8>> = cs
+                    .iter()
+                    .zip(&inputs)
+                    .map(|(c, (ct, _, _))| {
+                        let mut b = if c.case % 2 == 0 {
+                            ct.clone()
+                        } else {
+                            vec![0xA5; ct.len()]
+                        };
+                        b.extend_from_slice(&[0xA5; 5]);
+                        b
+                    })
+                    .collect();
+                let mut jobs: Vec<Job<'_>> = cs
+                    .iter()
+                    .zip(&inputs)
+                    .zip(bufs.iter_mut())
+                    .map(|((c, (ct, ad, tag)), b)| {
+                        let j = if c.case % 2 == 0 {
+                            Job::new(
+                                &c.key,
+                                Data::InPlace {
+                                    buf: b,
+                                    len: ct.len(),
+                                },
+                            )
+                        } else {
+                            Job::copy(&c.key, ct, b)
+                        };
+                        j.with_iv(&c.iv).with_ad(ad).with_tag(Tag::In(tag))
+                    })
+                    .collect();
+                let r = e.process(GCM, Op::Decrypt, &mut jobs);
+                drop(jobs);
+                for (i, c) in cs.iter().enumerate() {
+                    let w = format!("{} corrupt={}", what(c), bad[i]);
+                    if bad[i] {
+                        assert_rejected(&r[i], &bufs[i], c.ct.len(), &w);
+                    } else {
+                        assert_eq!(r[i], Ok(c.pt.len()), "{w}");
+                        assert_eq!(bufs[i][..c.pt.len()], c.pt[..], "{w}: plaintext");
+                        assert!(bufs[i][c.pt.len()..].iter().all(|&b| b == 0xA5), "{w}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every job shares one key handle (the shared-key fast path of the batched E(J0) call), with
+/// 12-byte and hashed nonces mixed; batch == single == RustCrypto.
+#[test]
+fn shared_key_batch() {
+    let kb = bytes(5, 24);
+    let key = AesKey::new(&kb).unwrap();
+    let n = 70; // more than one chunk of the batched E(J0) call
+    let nonces: Vec<Vec<u8>> = (0..n)
+        .map(|i| bytes(100 + i as u64, if i % 3 == 0 { 16 } else { 12 }))
+        .collect();
+    let ads: Vec<Vec<u8>> = (0..n).map(|i| bytes(200 + i as u64, i % 40)).collect();
+    let msgs: Vec<Vec<u8>> = (0..n)
+        .map(|i| bytes(300 + i as u64, (i * 37) % 600))
+        .collect();
+    for e in [None, Some(4), Some(16)].into_iter().flat_map(engines) {
+        let mut bufs = msgs.clone();
+        let mut tags = vec![[0u8; 16]; n];
+        let mut jobs: Vec<Job<'_>> = bufs
+            .iter_mut()
+            .zip(tags.iter_mut())
+            .enumerate()
+            .map(|(i, (b, t))| {
+                Job::in_place(&key, b)
+                    .with_iv(&nonces[i])
+                    .with_ad(&ads[i])
+                    .with_tag(Tag::Out(t))
+            })
+            .collect();
+        let r = e.process(GCM, Op::Encrypt, &mut jobs);
+        drop(jobs);
+        for i in 0..n {
+            let (ct, tag) = reference_gcm(&kb, &nonces[i], &ads[i], &msgs[i]);
+            assert_eq!(r[i], Ok(msgs[i].len()), "job {i}");
+            assert_eq!(
+                (&bufs[i], &tags[i]),
+                (&ct, &tag),
+                "job {i} ({})",
+                e.backend()
+            );
+        }
+    }
+}
+
+/// The inverse of `a` in the GCM field: `a^(2^128 - 2)`.
+fn gf_inv(a: &[u8; 16]) -> [u8; 16] {
+    let mut one = [0u8; 16];
+    one[0] = 0x80;
+    let mut r = one;
+    for bit in (0..128).rev() {
+        r = gf_mul(&r, &r);
+        if bit != 0 {
+            r = gf_mul(&r, a);
+        }
+    }
+    r
+}
+
+/// A 16-byte nonce whose J0 = GHASH_H(IV || 0^64 || [128]_64) = `target`: J0 = IV·H^2 ^ L·H,
+/// so IV = (target ^ L·H) · (H^2)^-1.
+fn nonce_for_j0(key: &AesKey, target: &[u8; 16]) -> [u8; 16] {
+    let mut h = [0u8; 16];
+    key.encrypt_block(&mut h);
+    let mut l = [0u8; 16];
+    l[15] = 128; // [0]_64 || [128 bits]_64
+    let lh = gf_mul(&l, &h);
+    let x: [u8; 16] = core::array::from_fn(|i| target[i] ^ lh[i]);
+    gf_mul(&x, &gf_inv(&gf_mul(&h, &h)))
+}
+
+/// GCM's counter is `inc32`: with J0's low word at 2^32 - 2 (made so by choosing the nonce),
+/// the first data block uses low word 2^32 - 1 and the second wraps to 0 with the 96 fixed
+/// bits unchanged. Lengths put the wrap in the wide kernels' main loops, their tails and the
+/// partial block; every backend, batch and single path, against RustCrypto (which also
+/// increments 32 bits) and against the block cipher directly.
+#[test]
+fn counter_wraps_mod_2_32_inside_a_message() {
+    for klen in [16usize, 24, 32] {
+        let kb = bytes(klen as u64 + 77, klen);
+        let key = AesKey::new(&kb).unwrap();
+        for low in [0xffff_fffeu32, 0xffff_fff0, 0xffff_ff80, 0xffff_ffff] {
+            let mut target = [0xffu8; 16];
+            target[..4].copy_from_slice(&[0x12, 0x34, 0x56, 0x78]);
+            target[12..].copy_from_slice(&low.to_be_bytes());
+            let nonce = nonce_for_j0(&key, &target);
+            // The block after the wrap, by the block cipher: E(fixed || 00000000).
+            let mut after = target;
+            after[12..].copy_from_slice(&[0; 4]);
+            let blocks_before = u32::MAX - low; // data blocks before the wrap
+            key.encrypt_block(&mut after);
+            for len in [1usize, 16, 17, 32, 33, 100, 255, 256, 257, 300, 1000, 4100] {
+                let msg = bytes(len as u64, len);
+                let (want_ct, want_tag) = reference_gcm(&kb, &nonce, b"ad", &msg);
+                let at = 16 * blocks_before as usize;
+                if len >= at + 16 {
+                    let ks: Vec<u8> = (0..16).map(|i| want_ct[at + i] ^ msg[at + i]).collect();
+                    assert_eq!(ks, after, "the reference wraps within 32 bits");
+                }
+                for e in [None, Some(1), Some(16)].into_iter().flat_map(engines) {
+                    let what = format!("key {klen} low {low:#x} len {len} ({})", e.backend());
+                    let mut a = msg.clone();
+                    let mut other = bytes(9, 50);
+                    let (mut ta, mut to) = ([0u8; 16], [0u8; 16]);
+                    let mut jobs = vec![
+                        Job::in_place(&key, &mut other)
+                            .with_iv(&[7; 12])
+                            .with_tag(Tag::Out(&mut to)),
+                        Job::in_place(&key, &mut a)
+                            .with_iv(&nonce)
+                            .with_ad(b"ad")
+                            .with_tag(Tag::Out(&mut ta)),
+                    ];
+                    let r = e.process(GCM, Op::Encrypt, &mut jobs);
+                    drop(jobs);
+                    assert_eq!(r, vec![Ok(50), Ok(len)], "{what}");
+                    assert!(
+                        a == want_ct,
+                        "{what}: first difference at {:?}",
+                        a.iter().zip(&want_ct).position(|(x, y)| x != y)
+                    );
+                    assert_eq!(ta, want_tag, "{what}: tag");
+                    // Single path, decryption.
+                    let mut p = vec![0u8; len];
+                    let r = e.process_one(
+                        GCM,
+                        Op::Decrypt,
+                        Job::copy(&key, &want_ct, &mut p)
+                            .with_iv(&nonce)
+                            .with_ad(b"ad")
+                            .with_tag(Tag::In(&want_tag)),
+                    );
+                    assert_eq!((r, &p), (Ok(len), &msg), "{what}: decrypt");
+                }
+            }
+        }
+    }
+}
+
+/// A fresh key shared by several threads whose first GCM jobs race to make its hash key: all
+/// results agree with RustCrypto.
+#[test]
+fn hash_key_made_once_under_contention() {
+    let kb = bytes(1234, 32);
+    let key = AesKey::new(&kb).unwrap();
+    let (want_ct, want_tag) = reference_gcm(&kb, &[3; 12], b"x", &bytes(8, 100));
+    let e = &engines(None)[0];
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for _ in 0..50 {
+                    let mut m = bytes(8, 100);
+                    let mut t = [0u8; 16];
+                    let r = e.process_one(
+                        GCM,
+                        Op::Encrypt,
+                        Job::in_place(&key, &mut m)
+                            .with_iv(&[3; 12])
+                            .with_ad(b"x")
+                            .with_tag(Tag::Out(&mut t)),
+                    );
+                    assert_eq!((r, &m, t), (Ok(100), &want_ct, want_tag));
+                }
+            });
+        }
+    });
+}
+
+/// Decryption verifies before it decrypts: a wrong tag leaves no plaintext anywhere — out of
+/// place the output holds zeros, in place the ciphertext is replaced by zeros — and a
+/// generated tag is never written by a failed job (nor by any decryption).
+#[test]
+fn failed_verification_writes_no_plaintext() {
+    let c = &cases()[2]; // 64-byte message
+    for e in engines(None) {
+        for n in [16usize, 12, 8, 4] {
+            let mut tag = c.tag[..n].to_vec();
+            tag[n - 1] ^= 1;
+            let mut out = vec![0xA5; c.ct.len() + 3];
+            let r = e.process_one(
+                GCM,
+                Op::Decrypt,
+                Job::copy(&c.key, &c.ct, &mut out)
+                    .with_iv(&c.iv)
+                    .with_tag(Tag::In(&tag)),
+            );
+            assert_rejected(&r, &out, c.ct.len(), "copy");
+            let mut buf = c.ct.clone();
+            buf.extend_from_slice(&[0xA5; 3]);
+            let r = e.process_one(
+                GCM,
+                Op::Decrypt,
+                Job::new(
+                    &c.key,
+                    Data::InPlace {
+                        buf: &mut buf,
+                        len: c.ct.len(),
+                    },
+                )
+                .with_iv(&c.iv)
+                .with_tag(Tag::In(&tag)),
+            );
+            assert_rejected(&r, &buf, c.ct.len(), "in place");
+        }
+        // Wrong nonce, wrong key, wrong AD, truncated ciphertext: all rejected.
+        let other_key = AesKey::new(&bytes(1, 16)).unwrap();
+        // (key, nonce, AD, ciphertext)
+        let variants: Vec<Variant<'_>> = vec![
+            (&c.key, bytes(2, 12), c.ad.clone(), c.ct.clone()),
+            (&other_key, c.iv.clone(), c.ad.clone(), c.ct.clone()),
+            (&c.key, c.iv.clone(), b"x".to_vec(), c.ct.clone()),
+            (&c.key, c.iv.clone(), c.ad.clone(), c.ct[..63].to_vec()),
+            (
+                &c.key,
+                c.iv.clone(),
+                c.ad.clone(),
+                [&c.ct[..], &[0]].concat(),
+            ),
+        ];
+        for (i, (k, iv, ad, ct)) in variants.iter().enumerate() {
+            let mut out = vec![0xA5; ct.len()];
+            let r = e.process_one(
+                GCM,
+                Op::Decrypt,
+                Job::copy(k, ct, &mut out)
+                    .with_iv(iv)
+                    .with_ad(ad)
+                    .with_tag(Tag::In(&c.tag)),
+            );
+            assert_rejected(&r, &out, ct.len(), &format!("variant {i}"));
+        }
+    }
+}
+
+/// A decryption input: key, nonce, AD, ciphertext.
+type Variant<'a> = (&'a AesKey, Vec<u8>, Vec<u8>, Vec<u8>);
+
+/// Zero-length messages with and without AD, every allowed tag length, both directions.
+#[test]
+fn empty_messages() {
+    let kb = bytes(4, 16);
+    let key = AesKey::new(&kb).unwrap();
+    for e in engines(None) {
+        for ad_len in [0usize, 1, 16, 17, 300] {
+            let ad = bytes(ad_len as u64, ad_len);
+            let (_, full) = reference_gcm(&kb, &[9; 12], &ad, &[]);
+            for &n in GCM.allowed_tag_lens() {
+                let mut t = vec![0u8; n];
+                let r = e.process_one(
+                    GCM,
+                    Op::Encrypt,
+                    Job::in_place(&key, &mut [])
+                        .with_iv(&[9; 12])
+                        .with_ad(&ad)
+                        .with_tag(Tag::Out(&mut t)),
+                );
+                assert_eq!((r, &t[..]), (Ok(0), &full[..n]));
+                let r = e.process_one(
+                    GCM,
+                    Op::Decrypt,
+                    Job::copy(&key, &[], &mut [])
+                        .with_iv(&[9; 12])
+                        .with_ad(&ad)
+                        .with_tag(Tag::In(&t)),
+                );
+                assert_eq!(r, Ok(0));
+            }
+        }
+    }
+}
