@@ -198,6 +198,20 @@ impl<'a> IoPtrs<'a> {
     }
 }
 
+/// Deterministic pseudo-random test bytes (xorshift), for the crate's unit tests.
+#[cfg(test)]
+pub(crate) fn test_bytes(seed: u64, n: usize) -> Vec<u8> {
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 24) as u8
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

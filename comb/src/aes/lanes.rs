@@ -66,3 +66,37 @@ pub(crate) enum Parallel {
     CbcDecrypt,
     CfbDecrypt,
 }
+
+/// The const parameter of the wide kernels: one monomorphised loop per parallel mode (a
+/// runtime match inside the loop kept the blocks on the stack and cost 10% on ECB).
+pub(crate) const ECB_ENC: u8 = 0;
+pub(crate) const ECB_DEC: u8 = 1;
+pub(crate) const CBC_DEC: u8 = 2;
+pub(crate) const CFB_DEC: u8 = 3;
+
+/// `dispatch_parallel!(mode, kernel(args..))`: `kernel::<CODE>(args..)` with the const code
+/// of the runtime `mode`; every backend's entry point maps modes to its kernel through this.
+macro_rules! dispatch_parallel {
+    ($mode:expr, $kernel:ident($($arg:expr),* $(,)?)) => {{
+        use $crate::aes::lanes::{CBC_DEC, CFB_DEC, ECB_DEC, ECB_ENC};
+        match $mode {
+            $crate::aes::Parallel::EcbEncrypt => $kernel::<ECB_ENC>($($arg),*),
+            $crate::aes::Parallel::EcbDecrypt => $kernel::<ECB_DEC>($($arg),*),
+            $crate::aes::Parallel::CbcDecrypt => $kernel::<CBC_DEC>($($arg),*),
+            $crate::aes::Parallel::CfbDecrypt => $kernel::<CFB_DEC>($($arg),*),
+        }
+    }};
+}
+pub(crate) use dispatch_parallel;
+
+/// `dispatch_width!(width, kernel(args..))`: `kernel::<LOW32>(args..)` with the const flag of
+/// the runtime counter width (one loop per width, no branch on it inside).
+macro_rules! dispatch_width {
+    ($width:expr, $kernel:ident($($arg:expr),* $(,)?)) => {
+        match $width {
+            $crate::aes::CounterWidth::Full128 => $kernel::<false>($($arg),*),
+            $crate::aes::CounterWidth::Low32 => $kernel::<true>($($arg),*),
+        }
+    };
+}
+pub(crate) use dispatch_width;

@@ -5,7 +5,7 @@
 //! the GCM hash key, all zeroized on drop. The kernels live in backend modules (`ni` for AES-NI on xmm registers, `vaes` for
 //! VAES on ymm registers); [`Kernels`] is the one place that picks between them.
 
-mod lanes;
+pub(crate) mod lanes;
 pub(crate) mod ni;
 pub(crate) mod vaes;
 

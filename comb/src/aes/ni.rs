@@ -16,6 +16,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
+use super::lanes::{dispatch_parallel, dispatch_width, CBC_DEC, ECB_DEC, ECB_ENC};
 use super::{AesKey, ChainLane, ChainRule, CounterWidth, Parallel, RoundKeys};
 use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::NiToken;
@@ -453,23 +454,9 @@ pub(crate) fn parallel(
     iv: &Block,
 ) -> Block {
     assert!(BLOCK * blocks <= io.len && BLOCK * blocks <= io.out_cap && !io.dst.is_null());
-    // The mode is a const parameter of the kernel, so each mode gets its own loop (a runtime
-    // match inside the loop kept the 8 blocks on the stack and cost 10% on ECB).
     // SAFETY: the token proves AES-NI; the assertion gives the kernel's bounds.
-    unsafe {
-        match mode {
-            Parallel::EcbEncrypt => parallel_ni::<ECB_ENC>(key, io, blocks, iv),
-            Parallel::EcbDecrypt => parallel_ni::<ECB_DEC>(key, io, blocks, iv),
-            Parallel::CbcDecrypt => parallel_ni::<CBC_DEC>(key, io, blocks, iv),
-            Parallel::CfbDecrypt => parallel_ni::<CFB_DEC>(key, io, blocks, iv),
-        }
-    }
+    unsafe { dispatch_parallel!(mode, parallel_ni(key, io, blocks, iv)) }
 }
-
-const ECB_ENC: u8 = 0;
-const ECB_DEC: u8 = 1;
-const CBC_DEC: u8 = 2;
-const CFB_DEC: u8 = 3;
 
 #[target_feature(enable = "aes,sse2")]
 unsafe fn parallel_ni<const MODE: u8>(
@@ -545,14 +532,8 @@ fn step<const N: usize, const MODE: u8>(
 /// GCM's `inc32`).
 pub(crate) fn ctr(_t: NiToken, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block, width: CounterWidth) {
     assert!(io.len <= io.out_cap && !io.dst.is_null());
-    // The width is a const parameter, so each gets its own loop with no branch on it.
     // SAFETY: the token proves AES-NI; bounds asserted above.
-    unsafe {
-        match width {
-            CounterWidth::Full128 => ctr_ni::<false>(key, io, ctr),
-            CounterWidth::Low32 => ctr_ni::<true>(key, io, ctr),
-        }
-    }
+    unsafe { dispatch_width!(width, ctr_ni(key, io, ctr)) }
 }
 
 /// Block offset `i` as a vector to add to a byte-reversed counter: into the low 64-bit word,
@@ -643,26 +624,7 @@ unsafe fn ctr_ni<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) 
 mod tests {
     use super::*;
 
-    struct Cbc;
-    impl ChainRule for Cbc {
-        const INPUT_XORS_DATA: bool = true;
-        const CHAIN_XORS_DATA: bool = false;
-        const WRITES_OUTPUT: bool = true;
-        const OUTPUT_XORS_DATA: bool = false;
-    }
-
-    /// Deterministic bytes for test data (xorshift).
-    fn bytes(seed: u64, n: usize) -> Vec<u8> {
-        let mut s = seed | 1;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 24) as u8
-            })
-            .collect()
-    }
+    use crate::block::test_bytes as bytes;
 
     /// CTR with both counter widths against the block-by-block reference, the low 32-bit word
     /// starting just before 2^32 (the wrap inside the 8-block loop, in the one-block loop, in
@@ -700,78 +662,5 @@ mod tests {
                 }
             }
         }
-    }
-
-    /// Every lane count 1..=16, shared and per-lane keys, several windows in a row: each lane
-    /// ends where the same lane run alone (N = 1) ends, and its output is plain CBC.
-    #[test]
-    fn chain_window_all_lane_counts_match_single_lane() {
-        let Some(t) = NiToken::get() else { return };
-        let _ = t;
-        macro_rules! check {
-            ($($n:literal)*) => {$(
-                for shared in [false, true] {
-                    // One key size per N (all three sizes across the N values); distinct
-                    // keys per lane unless shared.
-                    let klen = [16, 24, 32][$n % 3];
-                    let owned: Vec<AesKey> = (0..$n)
-                        .map(|j| AesKey::new(&bytes(j as u64 + 7, klen)).unwrap())
-                        .collect();
-                    let keys: Vec<&AesKey> = (0..$n)
-                        .map(|j| if shared { &owned[0] } else { &owned[j] })
-                        .collect();
-                    let blocks = 7;
-                    let input: Vec<Vec<u8>> = (0..$n).map(|j| bytes(100 + j as u64, 16 * blocks)).collect();
-                    let mut batch: Vec<Vec<u8>> = vec![vec![0; 16 * blocks]; $n];
-                    let mut alone: Vec<Vec<u8>> = vec![vec![0; 16 * blocks]; $n];
-                    let ivs: Vec<Block> = (0..$n).map(|j| bytes(300 + j as u64, 16).try_into().unwrap()).collect();
-                    let mut lanes: Vec<ChainLane<'_>> = batch
-                        .iter_mut()
-                        .enumerate()
-                        .map(|(j, out)| ChainLane {
-                            io: IoPtrs::copy(&input[j], out),
-                            chain: ivs[j],
-                            key: keys[j],
-                            blocks,
-                        })
-                        .collect();
-                    let arr: &mut [ChainLane<'_>; $n] = (&mut lanes[..]).try_into().unwrap();
-                    // SAFETY: AES-NI present (token); 2 + 5 = 7 blocks per lane; one key size.
-                    unsafe {
-                        if shared {
-                            chain_window::<Cbc, $n, true>(arr, 0, 2);
-                            chain_window::<Cbc, $n, true>(arr, 2, 5);
-                        } else {
-                            chain_window::<Cbc, $n, false>(arr, 0, 2);
-                            chain_window::<Cbc, $n, false>(arr, 2, 5);
-                        }
-                    }
-                    let chains: Vec<Block> = lanes.iter().map(|l| l.chain).collect();
-                    drop(lanes);
-                    for j in 0..$n {
-                        let mut one = [ChainLane {
-                            io: IoPtrs::copy(&input[j], &mut alone[j]),
-                            chain: ivs[j],
-                            key: keys[j],
-                            blocks,
-                        }];
-                        // SAFETY: as above, one lane.
-                        unsafe { chain_window::<Cbc, 1, true>(&mut one, 0, blocks) };
-                        assert_eq!(one[0].chain, chains[j], "N={} lane {j}", $n);
-                        // Plain CBC with the block cipher.
-                        let mut c = ivs[j];
-                        for (b, out) in input[j].chunks(16).zip(batch[j].chunks(16)) {
-                            for (x, y) in c.iter_mut().zip(b) {
-                                *x ^= y;
-                            }
-                            keys[j].encrypt_block(&mut c);
-                            assert_eq!(&c[..], out, "N={} lane {j}", $n);
-                        }
-                    }
-                    assert_eq!(batch, alone, "N={}", $n);
-                }
-            )*};
-        }
-        check!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
     }
 }

@@ -13,7 +13,7 @@ use crate::sched::exec::{run_chain, Path};
 use crate::Error;
 use crate::JobResult;
 
-struct CbcEncrypt;
+pub(crate) struct CbcEncrypt;
 
 impl ChainRule for CbcEncrypt {
     const INPUT_XORS_DATA: bool = true;

@@ -7,7 +7,7 @@ use crate::modes::{keystream_tails, Prepared};
 use crate::sched::exec::{run_chain, Path};
 use crate::JobResult;
 
-struct CfbEncrypt;
+pub(crate) struct CfbEncrypt;
 
 impl ChainRule for CfbEncrypt {
     const INPUT_XORS_DATA: bool = false;

@@ -12,7 +12,7 @@ use crate::sched::exec::{run_chain, Path};
 use crate::Error;
 use crate::JobResult;
 
-struct CbcMac;
+pub(crate) struct CbcMac;
 
 impl ChainRule for CbcMac {
     const INPUT_XORS_DATA: bool = true;

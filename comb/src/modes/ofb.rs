@@ -7,7 +7,7 @@ use crate::modes::{keystream_tails, Prepared};
 use crate::sched::exec::{run_chain, Path};
 use crate::JobResult;
 
-struct Ofb;
+pub(crate) struct Ofb;
 
 impl ChainRule for Ofb {
     const INPUT_XORS_DATA: bool = false;

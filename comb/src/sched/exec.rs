@@ -216,49 +216,11 @@ mod tests {
     use crate::aes::AesKey;
     use crate::block::{Block, IoPtrs};
 
-    struct Cbc;
-    impl ChainRule for Cbc {
-        const INPUT_XORS_DATA: bool = true;
-        const CHAIN_XORS_DATA: bool = false;
-        const WRITES_OUTPUT: bool = true;
-        const OUTPUT_XORS_DATA: bool = false;
-    }
-
-    struct Cfb;
-    impl ChainRule for Cfb {
-        const INPUT_XORS_DATA: bool = false;
-        const CHAIN_XORS_DATA: bool = true;
-        const WRITES_OUTPUT: bool = true;
-        const OUTPUT_XORS_DATA: bool = false;
-    }
-
-    struct Ofb;
-    impl ChainRule for Ofb {
-        const INPUT_XORS_DATA: bool = false;
-        const CHAIN_XORS_DATA: bool = false;
-        const WRITES_OUTPUT: bool = true;
-        const OUTPUT_XORS_DATA: bool = true;
-    }
-
-    struct Mac;
-    impl ChainRule for Mac {
-        const INPUT_XORS_DATA: bool = true;
-        const CHAIN_XORS_DATA: bool = false;
-        const WRITES_OUTPUT: bool = false;
-        const OUTPUT_XORS_DATA: bool = false;
-    }
-
-    fn bytes(seed: u64, n: usize) -> Vec<u8> {
-        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 24) as u8
-            })
-            .collect()
-    }
+    use crate::block::test_bytes as bytes;
+    use crate::modes::cbc::CbcEncrypt as Cbc;
+    use crate::modes::cfb::CfbEncrypt as Cfb;
+    use crate::modes::cmac::CbcMac as Mac;
+    use crate::modes::ofb::Ofb;
 
     /// A group of `n` lanes sorted by length, run as the plan runs it: windows over ever
     /// shorter prefixes. Every lane's output and final chain equal the same lane run alone

@@ -24,6 +24,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
+use crate::aes::lanes::{dispatch_parallel, dispatch_width, CBC_DEC, ECB_DEC, ECB_ENC};
 use crate::aes::{AesKey, CounterWidth, Parallel, RoundKeys};
 use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::VaesToken;
@@ -149,22 +150,9 @@ pub(crate) fn parallel(
     iv: &Block,
 ) -> Block {
     assert!(BLOCK * blocks <= io.len && BLOCK * blocks <= io.out_cap && !io.dst.is_null());
-    // The mode is a const parameter, so each mode gets its own loop with no branch on it.
     // SAFETY: the token proves AVX2, VAES and AES-NI; the assertion gives the kernel's bounds.
-    unsafe {
-        match mode {
-            Parallel::EcbEncrypt => parallel_vaes::<ECB_ENC>(key, io, blocks, iv),
-            Parallel::EcbDecrypt => parallel_vaes::<ECB_DEC>(key, io, blocks, iv),
-            Parallel::CbcDecrypt => parallel_vaes::<CBC_DEC>(key, io, blocks, iv),
-            Parallel::CfbDecrypt => parallel_vaes::<CFB_DEC>(key, io, blocks, iv),
-        }
-    }
+    unsafe { dispatch_parallel!(mode, parallel_vaes(key, io, blocks, iv)) }
 }
-
-const ECB_ENC: u8 = 0;
-const ECB_DEC: u8 = 1;
-const CBC_DEC: u8 = 2;
-const CFB_DEC: u8 = 3;
 
 /// `parallel_step!(N, MODE; keys, rounds, io, i, odd, prev)`: one step of a parallel mode on
 /// the `2N` (`2N - 1` if `odd`) consecutive blocks from block `i`. Register `j` holds blocks
@@ -326,14 +314,8 @@ unsafe fn parallel_vaes<const MODE: u8>(
 /// results as [`crate::aes::ni::ctr`].
 pub(crate) fn ctr(_t: VaesToken, key: &AesKey, io: &IoPtrs<'_>, ctr: &Block, width: CounterWidth) {
     assert!(io.len <= io.out_cap && !io.dst.is_null());
-    // The width is a const parameter, so each gets its own loop with no branch on it.
     // SAFETY: the token proves AVX2, VAES and AES-NI; bounds asserted above.
-    unsafe {
-        match width {
-            CounterWidth::Full128 => ctr_vaes::<false>(key, io, ctr),
-            CounterWidth::Low32 => ctr_vaes::<true>(key, io, ctr),
-        }
-    }
+    unsafe { dispatch_width!(width, ctr_vaes(key, io, ctr)) }
 }
 
 /// Block offset `o` for both halves of a register of byte-reversed counters: into each
@@ -514,18 +496,7 @@ mod tests {
     use super::*;
     use crate::aes::ni;
 
-    /// Deterministic bytes for test data (xorshift).
-    fn bytes(seed: u64, n: usize) -> Vec<u8> {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        (0..n)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s >> 24) as u8
-            })
-            .collect()
-    }
+    use crate::block::test_bytes as bytes;
 
     const MODES: [Parallel; 4] = [
         Parallel::EcbEncrypt,
