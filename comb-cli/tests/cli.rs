@@ -86,6 +86,47 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(path).expect("testdata file")
 }
 
+/// A copy of the file at `path` with the first `good` (which it must contain) replaced by
+/// `bad`.
+fn replaced(name: &str, path: &str, good: &str, bad: &str) -> TempFile {
+    let text = read(path);
+    assert!(text.contains(good), "{path}: {good}");
+    TempFile::new(name, &text.replacen(good, bad, 1))
+}
+
+/// `comb vectors --alg ALG PATH` reports `passed` and `failed` records, and exits with 1 if
+/// any failed, else 0. Returns its output.
+fn vectors(alg: &str, path: &str, passed: usize, failed: usize) -> Output {
+    let o = comb(&["vectors", "--alg", alg, path], "");
+    assert_eq!(o.status.code(), Some(i32::from(failed > 0)), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        format!("{alg} {path}: {passed} passed, {failed} failed\n")
+    );
+    o
+}
+
+/// `comb vectors --alg ALG PATH` passes all `n` records, quietly, on every backend at the
+/// default lane count and at each of `lanes`.
+fn vectors_pass_everywhere(alg: &str, path: &str, n: usize, lanes: &[&str]) {
+    for backend in backends() {
+        for lanes in [None].into_iter().chain(lanes.iter().map(Some)) {
+            let mut args = vec!["vectors", "--alg", alg, path];
+            if let Some(p) = lanes {
+                args.extend(["--lanes", p]);
+            }
+            let o = comb_on(Some(backend), &args, "");
+            assert!(o.status.success(), "{backend} {args:?}: {o:?}");
+            assert_eq!(
+                stdout(&o),
+                format!("{alg} {path}: {n} passed, 0 failed\n"),
+                "{backend} {args:?}"
+            );
+            assert_eq!(stderr(&o), "", "{backend} {args:?}");
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // comb vectors
 
@@ -104,24 +145,8 @@ const FILES: &[(&str, &str, usize)] = &[
 
 #[test]
 fn vectors_every_aes_file_passes() {
-    for backend in backends() {
-        for &(alg, name, n) in FILES {
-            let path = aes_file(name);
-            for lanes in [None, Some("1"), Some("3"), Some("32")] {
-                let mut args = vec!["vectors", "--alg", alg, &path];
-                if let Some(p) = lanes {
-                    args.extend(["--lanes", p]);
-                }
-                let o = comb_on(Some(backend), &args, "");
-                assert!(o.status.success(), "{backend} {args:?}: {o:?}");
-                assert_eq!(
-                    stdout(&o),
-                    format!("{alg} {path}: {n} passed, 0 failed\n"),
-                    "{backend} {args:?}"
-                );
-                assert_eq!(stderr(&o), "", "{backend} {args:?}");
-            }
-        }
+    for &(alg, name, n) in FILES {
+        vectors_pass_everywhere(alg, &aes_file(name), n, &["1", "3", "32"]);
     }
 }
 
@@ -155,19 +180,13 @@ fn vectors_unknown_algorithm() {
 
 #[test]
 fn vectors_flipped_ct_byte_fails() {
-    let text = read(&aes_file("sp800_38a_cbc.kat"));
-    let good = "7649abac8119b246cee98e9b12e9197d";
-    assert!(text.contains(good));
-    let f = TempFile::new(
+    let f = replaced(
         "flipped-ct.kat",
-        &text.replacen(good, "7649abac8119b246cee98e9b12e9197c", 1),
+        &aes_file("sp800_38a_cbc.kat"),
+        "7649abac8119b246cee98e9b12e9197d",
+        "7649abac8119b246cee98e9b12e9197c",
     );
-    let o = comb(&["vectors", "--alg", "aes-cbc", f.path()], "");
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
-    assert_eq!(
-        stdout(&o),
-        format!("aes-cbc {}: 2 passed, 1 failed\n", f.path())
-    );
+    let o = vectors("aes-cbc", f.path(), 2, 1);
     let err = stderr(&o);
     for what in [
         "single path, encrypt",
@@ -186,20 +205,10 @@ fn vectors_single_record_file_fails() {
         "one.kat",
         "# kat-v1\n\nKEY = 000102030405060708090a0b0c0d0e0f\nPT = 00112233445566778899aabbccddeeff\nCT = 69c4e0d86a7b0430d8cdb78070b4c55b\n",
     );
-    let o = comb(&["vectors", "--alg", "aes-ecb", f.path()], "");
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
-    assert_eq!(
-        stdout(&o),
-        format!("aes-ecb {}: 0 passed, 1 failed\n", f.path())
-    );
+    vectors("aes-ecb", f.path(), 0, 1);
     // The correct block passes.
     let f = TempFile::new("one-good.kat", &read(f.path()).replace("c55b", "c55a"));
-    let o = comb(&["vectors", "--alg", "aes-ecb", f.path()], "");
-    assert!(o.status.success(), "{o:?}");
-    assert_eq!(
-        stdout(&o),
-        format!("aes-ecb {}: 1 passed, 0 failed\n", f.path())
-    );
+    vectors("aes-ecb", f.path(), 1, 0);
 }
 
 #[test]
@@ -208,12 +217,7 @@ fn vectors_wrong_mac_fails_and_invalid_record_is_rejected() {
     let good = "MAC = 070a16b46b4d4144f79bdd9dd04a287c";
     let bad = "MAC = 070a16b46b4d4144f79bdd9dd04a287d";
     let f = TempFile::new("bad-mac.kat", &text.replace(good, bad));
-    let o = comb(&["vectors", "--alg", "aes-cmac", f.path()], "");
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
-    assert_eq!(
-        stdout(&o),
-        format!("aes-cmac {}: 3 passed, 1 failed\n", f.path())
-    );
+    vectors("aes-cmac", f.path(), 3, 1);
 
     // The same wrong MAC marked invalid must be rejected, and is.
     let fields = "# fields: ID KEY MSG MAC RESULT";
@@ -221,24 +225,14 @@ fn vectors_wrong_mac_fails_and_invalid_record_is_rejected() {
         .replace("# fields: ID KEY MSG MAC", fields)
         .replace(good, &format!("{bad}\nRESULT = invalid"));
     let f = TempFile::new("invalid-mac.kat", &marked);
-    let o = comb(&["vectors", "--alg", "aes-cmac", f.path()], "");
-    assert!(o.status.success(), "{o:?}");
-    assert_eq!(
-        stdout(&o),
-        format!("aes-cmac {}: 4 passed, 0 failed\n", f.path())
-    );
+    vectors("aes-cmac", f.path(), 4, 0);
 
     // A correct MAC marked invalid is accepted by the library: the record fails.
     let marked = text
         .replace("# fields: ID KEY MSG MAC", fields)
         .replace(good, &format!("{good}\nRESULT = invalid"));
     let f = TempFile::new("valid-marked-invalid.kat", &marked);
-    let o = comb(&["vectors", "--alg", "aes-cmac", f.path()], "");
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
-    assert_eq!(
-        stdout(&o),
-        format!("aes-cmac {}: 3 passed, 1 failed\n", f.path())
-    );
+    vectors("aes-cmac", f.path(), 3, 1);
 }
 
 #[test]
@@ -247,12 +241,7 @@ fn vectors_truncated_mac() {
     let text = read(&aes_file("rfc4493_cmac.kat"))
         .replace("MAC = 070a16b46b4d4144f79bdd9dd04a287c", "MAC = 070a16b4");
     let f = TempFile::new("short-mac.kat", &text);
-    let o = comb(&["vectors", "--alg", "aes-cmac", f.path()], "");
-    assert!(o.status.success(), "{o:?}");
-    assert_eq!(
-        stdout(&o),
-        format!("aes-cmac {}: 4 passed, 0 failed\n", f.path())
-    );
+    vectors("aes-cmac", f.path(), 4, 0);
 }
 
 #[test]
@@ -435,12 +424,21 @@ fn batch(args: &[&str], input: &str) -> Vec<Result<String, String>> {
     parse_outputs(&stdout(&o))
 }
 
-/// A JSON job line.
+/// A JSON job line of string fields, in order.
+fn json_line(fields: &[(&str, &str)]) -> String {
+    let fields: Vec<String> = fields
+        .iter()
+        .map(|(name, value)| format!("\"{name}\":\"{value}\""))
+        .collect();
+    format!("{{{}}}\n", fields.join(","))
+}
+
+/// A JSON job line (no `iv` field when `iv` is empty).
 fn line(key: &str, iv: &str, input: &str) -> String {
     if iv.is_empty() {
-        format!("{{\"key\":\"{key}\",\"in\":\"{input}\"}}\n")
+        json_line(&[("key", key), ("in", input)])
     } else {
-        format!("{{\"key\":\"{key}\",\"iv\":\"{iv}\",\"in\":\"{input}\"}}\n")
+        json_line(&[("key", key), ("iv", iv), ("in", input)])
     }
 }
 
@@ -748,22 +746,14 @@ fn info_text_and_json() {
 
 #[test]
 fn info_backend_override() {
-    let o = Command::new(BIN)
-        .arg("info")
-        .env("COMB_BACKEND", "ni")
-        .output()
-        .expect("run comb");
+    let o = comb_on(Some("ni"), &["info"], "");
     assert!(o.status.success(), "{o:?}");
     assert!(
         stdout(&o).contains("forced by COMB_BACKEND=ni"),
         "{}",
         stdout(&o)
     );
-    let o = Command::new(BIN)
-        .arg("info")
-        .env("COMB_BACKEND", "bogus")
-        .output()
-        .expect("run comb");
+    let o = comb_on(Some("bogus"), &["info"], "");
     assert_eq!(o.status.code(), Some(2), "{o:?}");
     assert!(stdout(&o).contains("CPU features"), "{}", stdout(&o));
 }
@@ -776,22 +766,7 @@ fn info_backend_override() {
 #[test]
 fn vectors_gcm_genkat_file_passes() {
     let path = format!("{AEAD_DIR}/aes128-gcm-n12-t16.txt");
-    for backend in backends() {
-        for lanes in [None, Some("1"), Some("7"), Some("32")] {
-            let mut args = vec!["vectors", "--alg", "aes-gcm", &path];
-            if let Some(p) = lanes {
-                args.extend(["--lanes", p]);
-            }
-            let o = comb_on(Some(backend), &args, "");
-            assert!(o.status.success(), "{backend} {args:?}: {o:?}");
-            assert_eq!(
-                stdout(&o),
-                format!("aes-gcm {path}: 1089 passed, 0 failed\n"),
-                "{backend} {args:?}"
-            );
-            assert_eq!(stderr(&o), "", "{backend} {args:?}");
-        }
-    }
+    vectors_pass_everywhere("aes-gcm", &path, 1089, &["1", "7", "32"]);
 }
 
 /// A flipped byte of one genkat record's CT (ciphertext or tag) fails that record only; the
@@ -799,31 +774,20 @@ fn vectors_gcm_genkat_file_passes() {
 /// invalid`.
 #[test]
 fn vectors_gcm_corrupted_records_fail() {
-    let text = read(&format!("{AEAD_DIR}/aes128-gcm-n12-t16.txt"));
-    let good = "CT = F1087338ECA49A01C084CDDBB5F4A0B6";
-    assert!(text.contains(good));
-    let f = TempFile::new(
+    let f = replaced(
         "gcm-bad-tag.txt",
-        &text.replacen(good, "CT = F1087338ECA49A01C084CDDBB5F4A0B7", 1),
+        &format!("{AEAD_DIR}/aes128-gcm-n12-t16.txt"),
+        "CT = F1087338ECA49A01C084CDDBB5F4A0B6",
+        "CT = F1087338ECA49A01C084CDDBB5F4A0B7",
     );
-    let o = comb(&["vectors", "--alg", "aes-gcm", f.path()], "");
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
-    assert_eq!(
-        stdout(&o),
-        format!("aes-gcm {}: 1088 passed, 1 failed\n", f.path())
-    );
+    let o = vectors("aes-gcm", f.path(), 1088, 1);
     assert!(stderr(&o).contains("Count = 2"), "{}", stderr(&o));
 
     let spec = read(&aes_file("gcm_spec_testcases.kat"));
     let tag = "TAG = 5bc94fbc3221a5db94fae95ae7121a47";
     let bad = "TAG = 5bc94fbc3221a5db94fae95ae7121a46";
     let f = TempFile::new("gcm-spec-bad.kat", &spec.replace(tag, bad));
-    let o = comb(&["vectors", "--alg", "aes-gcm", f.path()], "");
-    assert_eq!(o.status.code(), Some(1), "{o:?}");
-    assert_eq!(
-        stdout(&o),
-        format!("aes-gcm {}: 17 passed, 1 failed\n", f.path())
-    );
+    vectors("aes-gcm", f.path(), 17, 1);
     let marked = spec
         .replace(
             "# fields: ID KEY IV AAD PT CT TAG",
@@ -831,12 +795,7 @@ fn vectors_gcm_corrupted_records_fail() {
         )
         .replace(tag, &format!("{bad}\nRESULT = invalid"));
     let f = TempFile::new("gcm-spec-invalid.kat", &marked);
-    let o = comb(&["vectors", "--alg", "aes-gcm", f.path()], "");
-    assert!(o.status.success(), "{o:?}");
-    assert_eq!(
-        stdout(&o),
-        format!("aes-gcm {}: 18 passed, 0 failed\n", f.path())
-    );
+    vectors("aes-gcm", f.path(), 18, 0);
     // A cipher file is not a GCM file.
     let o = comb(
         &[
@@ -858,10 +817,8 @@ fn vectors_gcm_corrupted_records_fail() {
 /// A GCM job line: key, nonce, AD (omitted when `None`), input.
 fn gcm_line(key: &str, nonce: &str, ad: Option<&str>, input: &str) -> String {
     match ad {
-        Some(ad) => format!(
-            "{{\"key\":\"{key}\",\"nonce\":\"{nonce}\",\"ad\":\"{ad}\",\"in\":\"{input}\"}}\n"
-        ),
-        None => format!("{{\"key\":\"{key}\",\"iv\":\"{nonce}\",\"in\":\"{input}\"}}\n"),
+        Some(ad) => json_line(&[("key", key), ("nonce", nonce), ("ad", ad), ("in", input)]),
+        None => json_line(&[("key", key), ("iv", nonce), ("in", input)]),
     }
 }
 
@@ -905,19 +862,22 @@ fn batch_gcm_round_trip_and_known_answers() {
     }
     for backend in backends() {
         for (tag_len, lanes) in [("16", "1"), ("12", "8"), ("8", "32"), ("4", "5")] {
-            let args = [
-                "batch",
-                "--alg",
-                "aes-gcm",
-                "--op",
-                "encrypt",
-                "--tag-len",
-                tag_len,
-                "--lanes",
-                lanes,
-            ];
-            let o = comb_on(Some(backend), &args, &input);
-            assert!(o.status.success(), "{args:?}: {o:?}");
+            let args = |op| {
+                [
+                    "batch",
+                    "--alg",
+                    "aes-gcm",
+                    "--op",
+                    op,
+                    "--tag-len",
+                    tag_len,
+                    "--lanes",
+                    lanes,
+                ]
+            };
+            let eargs = args("encrypt");
+            let o = comb_on(Some(backend), &eargs, &input);
+            assert!(o.status.success(), "{eargs:?}: {o:?}");
             let enc = parse_outputs(&stdout(&o));
             assert_eq!(enc.len(), lens.len());
             let t: usize = tag_len.parse().expect("number");
@@ -933,17 +893,7 @@ fn batch_gcm_round_trip_and_known_answers() {
                 b[at] ^= 1;
                 bad_input.push_str(&gcm_line(key, nonce, ad.as_deref(), &hex::encode(b)));
             }
-            let dargs = [
-                "batch",
-                "--alg",
-                "aes-gcm",
-                "--op",
-                "decrypt",
-                "--tag-len",
-                tag_len,
-                "--lanes",
-                lanes,
-            ];
+            let dargs = args("decrypt");
             let o = comb_on(Some(backend), &dargs, &dec_input);
             assert!(o.status.success(), "{dargs:?}: {o:?}");
             let dec = parse_outputs(&stdout(&o));

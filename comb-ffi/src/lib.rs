@@ -366,6 +366,70 @@ fn guard<T>(on_panic: T, f: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(f)).unwrap_or(on_panic)
 }
 
+/// The body of a `*_new` function: sets `*out` to NULL, then to a new handle of what `make`
+/// returns, or returns `make`'s error code (`COMB_ERR_NULL_POINTER` for a NULL `out`).
+///
+/// # Safety
+/// `out` is NULL or valid for a write.
+unsafe fn new_handle<T>(out: *mut *mut T, make: impl FnOnce() -> Result<T, c_int>) -> c_int {
+    guard(COMB_ERR_PANIC, || {
+        if out.is_null() {
+            return COMB_ERR_NULL_POINTER;
+        }
+        // SAFETY: non-NULL and writable by the caller's contract.
+        unsafe { out.write(ptr::null_mut()) };
+        match make() {
+            Ok(value) => {
+                let handle = Box::into_raw(Box::new(value));
+                // SAFETY: as above.
+                unsafe { out.write(handle) };
+                COMB_OK
+            }
+            Err(code) => code,
+        }
+    })
+}
+
+/// The body of a `*_free` function: drops a handle of [`new_handle`]; NULL is a no-op.
+///
+/// # Safety
+/// `handle` is NULL or a handle from [`new_handle`] that is not used again (by any thread).
+unsafe fn free_handle<T>(handle: *mut T) {
+    guard((), || {
+        if !handle.is_null() {
+            // SAFETY: the handle came from Box::into_raw in new_handle and is freed once.
+            drop(unsafe { Box::from_raw(handle) });
+        }
+    })
+}
+
+/// The body of a `*_range` query: writes `range(alg)` to `*min` and `*max`.
+///
+/// # Safety
+/// `min` and `max` are NULL or valid for a write.
+unsafe fn write_range(
+    alg: u32,
+    min: *mut usize,
+    max: *mut usize,
+    range: impl FnOnce(Algorithm) -> (usize, usize),
+) -> c_int {
+    guard(COMB_ERR_PANIC, || {
+        let Some(a) = algorithm_from_id(alg) else {
+            return COMB_ERR_UNKNOWN_ALGORITHM;
+        };
+        if min.is_null() || max.is_null() {
+            return COMB_ERR_NULL_POINTER;
+        }
+        let (lo, hi) = range(a);
+        // SAFETY: both non-NULL and writable by the caller's contract.
+        unsafe {
+            min.write(lo);
+            max.write(hi);
+        }
+        COMB_OK
+    })
+}
+
 /// `uint32_t comb_abi_version(void)`: [`COMB_ABI_VERSION`] of the library actually linked
 /// (compare with the header's `COMB_ABI_VERSION`).
 #[no_mangle]
@@ -463,21 +527,8 @@ pub unsafe extern "C" fn comb_iv_len(alg: u32, iv_len: *mut usize) -> c_int {
 /// `min` and `max` are NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn comb_iv_len_range(alg: u32, min: *mut usize, max: *mut usize) -> c_int {
-    guard(COMB_ERR_PANIC, || {
-        let Some(a) = algorithm_from_id(alg) else {
-            return COMB_ERR_UNKNOWN_ALGORITHM;
-        };
-        if min.is_null() || max.is_null() {
-            return COMB_ERR_NULL_POINTER;
-        }
-        let (lo, hi) = a.iv_lens();
-        // SAFETY: both non-NULL and writable by the caller's contract.
-        unsafe {
-            min.write(lo);
-            max.write(hi);
-        }
-        COMB_OK
-    })
+    // SAFETY: the caller's contract is write_range's.
+    unsafe { write_range(alg, min, max, Algorithm::iv_lens) }
 }
 
 /// `int comb_tag_len_allowed(uint32_t alg, size_t len)`: 1 if a tag of `len` bytes is allowed,
@@ -498,21 +549,9 @@ pub extern "C" fn comb_tag_len_allowed(alg: u32, len: usize) -> c_int {
 /// `min` and `max` are NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn comb_tag_len_range(alg: u32, min: *mut usize, max: *mut usize) -> c_int {
-    guard(COMB_ERR_PANIC, || {
-        let Some(a) = algorithm_from_id(alg) else {
-            return COMB_ERR_UNKNOWN_ALGORITHM;
-        };
-        if min.is_null() || max.is_null() {
-            return COMB_ERR_NULL_POINTER;
-        }
-        let (lo, hi) = a.tag_lens().map_or((0, 0), |(lo, hi, _)| (lo, hi));
-        // SAFETY: both non-NULL and writable by the caller's contract.
-        unsafe {
-            min.write(lo);
-            max.write(hi);
-        }
-        COMB_OK
-    })
+    let range = |a: Algorithm| a.tag_lens().map_or((0, 0), |(lo, hi, _)| (lo, hi));
+    // SAFETY: the caller's contract is write_range's.
+    unsafe { write_range(alg, min, max, range) }
 }
 
 /// `int comb_output_len(uint32_t alg, uint32_t op, size_t len, size_t *out_len)`: the
@@ -557,31 +596,21 @@ pub unsafe extern "C" fn comb_output_len(
 /// `key` is NULL or readable for `len` bytes; `out` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn comb_key_new(key: *const u8, len: usize, out: *mut *mut CombKey) -> c_int {
-    guard(COMB_ERR_PANIC, || {
-        if out.is_null() {
-            return COMB_ERR_NULL_POINTER;
-        }
-        // SAFETY: non-NULL and writable by the caller's contract.
-        unsafe { out.write(ptr::null_mut()) };
+    let make = || {
         if key.is_null() {
-            return COMB_ERR_NULL_POINTER;
+            return Err(COMB_ERR_NULL_POINTER);
         }
         if len > isize::MAX as usize {
-            return COMB_ERR_INVALID_KEY_LENGTH;
+            return Err(COMB_ERR_INVALID_KEY_LENGTH);
         }
         // SAFETY: non-NULL, readable for `len` <= isize::MAX bytes by the caller's contract,
         // and only read while this call runs.
         let bytes = unsafe { core::slice::from_raw_parts(key, len) };
-        match AesKey::new(bytes) {
-            Ok(key) => {
-                let handle = Box::into_raw(Box::new(CombKey { key }));
-                // SAFETY: as above.
-                unsafe { out.write(handle) };
-                COMB_OK
-            }
-            Err(e) => error_code(&e),
-        }
-    })
+        let key = AesKey::new(bytes).map_err(|e| error_code(&e))?;
+        Ok(CombKey { key })
+    };
+    // SAFETY: `out` is NULL or valid for a write by the caller's contract.
+    unsafe { new_handle(out, make) }
 }
 
 /// `void comb_key_free(comb_key *key)`: zeroizes and frees a key handle; NULL is a no-op.
@@ -590,13 +619,9 @@ pub unsafe extern "C" fn comb_key_new(key: *const u8, len: usize, out: *mut *mut
 /// `key` is NULL or a handle from [`comb_key_new`] that is not used again (by any thread).
 #[no_mangle]
 pub unsafe extern "C" fn comb_key_free(key: *mut CombKey) {
-    guard((), || {
-        if !key.is_null() {
-            // SAFETY: the handle came from Box::into_raw in comb_key_new and is freed once;
-            // dropping the AesKey overwrites its key material.
-            drop(unsafe { Box::from_raw(key) });
-        }
-    })
+    // SAFETY: a handle of comb_key_new (new_handle) freed once, by the caller's contract;
+    // dropping the AesKey overwrites its key material.
+    unsafe { free_handle(key) }
 }
 
 /// `int comb_engine_new(comb_engine **out)`: an engine on the best backend of this CPU, or the
@@ -610,22 +635,13 @@ pub unsafe extern "C" fn comb_key_free(key: *mut CombKey) {
 /// `out` is NULL or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn comb_engine_new(out: *mut *mut CombEngine) -> c_int {
-    guard(COMB_ERR_PANIC, || {
-        if out.is_null() {
-            return COMB_ERR_NULL_POINTER;
-        }
-        // SAFETY: non-NULL and writable by the caller's contract.
-        unsafe { out.write(ptr::null_mut()) };
-        match Engine::new() {
-            Ok(engine) => {
-                let handle = Box::into_raw(Box::new(CombEngine { engine }));
-                // SAFETY: as above.
-                unsafe { out.write(handle) };
-                COMB_OK
-            }
-            Err(e) => error_code(&e),
-        }
-    })
+    let make = || {
+        Engine::new()
+            .map(|engine| CombEngine { engine })
+            .map_err(|e| error_code(&e))
+    };
+    // SAFETY: `out` is NULL or valid for a write by the caller's contract.
+    unsafe { new_handle(out, make) }
 }
 
 /// `void comb_engine_free(comb_engine *engine)`: frees an engine; NULL is a no-op.
@@ -634,12 +650,8 @@ pub unsafe extern "C" fn comb_engine_new(out: *mut *mut CombEngine) -> c_int {
 /// `engine` is NULL or a handle from [`comb_engine_new`] that is not used again.
 #[no_mangle]
 pub unsafe extern "C" fn comb_engine_free(engine: *mut CombEngine) {
-    guard((), || {
-        if !engine.is_null() {
-            // SAFETY: the handle came from Box::into_raw in comb_engine_new and is freed once.
-            drop(unsafe { Box::from_raw(engine) });
-        }
-    })
+    // SAFETY: a handle of comb_engine_new (new_handle) freed once, by the caller's contract.
+    unsafe { free_handle(engine) }
 }
 
 /// `const char *comb_engine_backend(const comb_engine *engine)`: the engine's backend name
@@ -684,37 +696,6 @@ pub unsafe extern "C" fn comb_job_layout(out: *mut usize, n: usize) -> usize {
             }
         }
         total
-    })
-}
-
-/// `int comb_process(const comb_engine *engine, uint32_t alg, uint32_t op, comb_job *jobs,
-/// size_t n_jobs)`: runs a batch of jobs of one algorithm and direction; writes `status` and
-/// `out_len` of every job, in input order.
-///
-/// Returns `COMB_OK` (every job succeeded), `COMB_ERR_JOBS_FAILED` (the batch ran; see each
-/// job's `status`), or a call-level error: `COMB_ERR_NULL_POINTER` (engine, or jobs with
-/// `n_jobs > 0`), `COMB_ERR_UNKNOWN_ALGORITHM`, `COMB_ERR_UNKNOWN_OP`, `COMB_ERR_JOB_SIZE`
-/// (first job's `size`), `COMB_ERR_INVALID_ARGUMENT` (misaligned array or array size
-/// overflow), `COMB_ERR_PANIC`. On a call-level error no job is processed, and when the array
-/// can be walked (a valid first `size`) every job's `status` is set to that code.
-///
-/// # Safety
-/// `engine` is NULL or a live engine handle. `jobs` is NULL or points to `n_jobs` jobs laid
-/// out `jobs[0].size` bytes apart, each readable and writable, not accessed by anyone else
-/// during the call. In each job: `key` is NULL or a live key handle; every pointer with a
-/// non-zero length is readable (written buffers: writable) for that length. Overlaps and NULL
-/// pointers are detected and reported, not assumed away.
-#[no_mangle]
-pub unsafe extern "C" fn comb_process(
-    engine: *const CombEngine,
-    alg: u32,
-    op: u32,
-    jobs: *mut CombJob,
-    n_jobs: usize,
-) -> c_int {
-    // SAFETY: the caller's contract is this function's (forwarded unchanged).
-    guard(COMB_ERR_PANIC, || unsafe {
-        process(engine, alg, op, jobs, n_jobs)
     })
 }
 
@@ -885,131 +866,150 @@ unsafe fn rust_job<'a>(c: &State, alg: Algorithm, op: Op) -> Job<'a> {
     }
 }
 
-/// The body of [`comb_process`] (same contract).
-unsafe fn process(
+/// `int comb_process(const comb_engine *engine, uint32_t alg, uint32_t op, comb_job *jobs,
+/// size_t n_jobs)`: runs a batch of jobs of one algorithm and direction; writes `status` and
+/// `out_len` of every job, in input order.
+///
+/// Returns `COMB_OK` (every job succeeded), `COMB_ERR_JOBS_FAILED` (the batch ran; see each
+/// job's `status`), or a call-level error: `COMB_ERR_NULL_POINTER` (engine, or jobs with
+/// `n_jobs > 0`), `COMB_ERR_UNKNOWN_ALGORITHM`, `COMB_ERR_UNKNOWN_OP`, `COMB_ERR_JOB_SIZE`
+/// (first job's `size`), `COMB_ERR_INVALID_ARGUMENT` (misaligned array or array size
+/// overflow), `COMB_ERR_PANIC`. On a call-level error no job is processed, and when the array
+/// can be walked (a valid first `size`) every job's `status` is set to that code.
+///
+/// # Safety
+/// `engine` is NULL or a live engine handle. `jobs` is NULL or points to `n_jobs` jobs laid
+/// out `jobs[0].size` bytes apart, each readable and writable, not accessed by anyone else
+/// during the call. In each job: `key` is NULL or a live key handle; every pointer with a
+/// non-zero length is readable (written buffers: writable) for that length. Overlaps and NULL
+/// pointers are detected and reported, not assumed away.
+#[no_mangle]
+pub unsafe extern "C" fn comb_process(
     engine: *const CombEngine,
     alg: u32,
     op: u32,
     jobs: *mut CombJob,
     n_jobs: usize,
 ) -> c_int {
-    // SAFETY: NULL or a live handle by the caller's contract.
-    let engine = unsafe { engine.as_ref() };
-    let call = match (engine, algorithm_from_id(alg), op_from_id(op)) {
-        (None, _, _) => Err(COMB_ERR_NULL_POINTER),
-        (_, None, _) => Err(COMB_ERR_UNKNOWN_ALGORITHM),
-        (_, _, None) => Err(COMB_ERR_UNKNOWN_OP),
-        (Some(e), Some(a), Some(o)) => Ok((e.engine, a, o)),
-    };
-    if n_jobs == 0 {
-        return call.err().unwrap_or(COMB_OK);
-    }
-    if jobs.is_null() {
-        return COMB_ERR_NULL_POINTER;
-    }
-    if !(jobs as usize).is_multiple_of(align_of::<CombJob>()) {
-        return COMB_ERR_INVALID_ARGUMENT;
-    }
-    // SAFETY: `jobs` is non-NULL, aligned, and its first job readable (n_jobs > 0); `size` is
-    // the first field of every version of the struct.
-    let stride = unsafe { ptr::addr_of!((*jobs).size).read() };
-    if (stride as usize) < COMB_JOB_SIZE_V1
-        || stride > COMB_JOB_SIZE_MAX
-        || !(stride as usize).is_multiple_of(align_of::<CombJob>())
-    {
-        return COMB_ERR_JOB_SIZE;
-    }
-    if n_jobs
-        .checked_mul(stride as usize)
-        .is_none_or(|total| total > isize::MAX as usize)
-    {
-        return COMB_ERR_INVALID_ARGUMENT;
-    }
-    let at = |i: usize| -> *mut CombJob {
-        // The array spans n_jobs * stride bytes (checked not to overflow above).
-        jobs.cast::<u8>().wrapping_add(i * stride as usize).cast()
-    };
-    let write_back = |i: usize, status: c_int, out_len: usize| {
-        let p = at(i);
-        // SAFETY: job i lies in the caller's array (i < n_jobs), is aligned (stride is a
-        // multiple of the alignment) and writable, and no Rust reference to it exists.
-        unsafe {
-            ptr::addr_of_mut!((*p).status).write(status);
-            ptr::addr_of_mut!((*p).out_len).write(out_len);
-        }
-    };
-    let (engine, alg, op) = match call {
-        Ok(c) => c,
-        Err(code) => {
-            (0..n_jobs).for_each(|i| write_back(i, code, 0));
-            return code;
-        }
-    };
-
-    // Copy and check every job's version-1 fields, and mark the job as failed until it is
-    // done (so a panic caught by the outer guard never leaves a stale COMB_OK behind).
-    let mut state: Vec<State> = Vec::with_capacity(n_jobs);
-    let mut regions = Vec::with_capacity(n_jobs * 4);
-    for i in 0..n_jobs {
-        // SAFETY: job i is readable for at least COMB_JOB_SIZE_V1 bytes and aligned (above).
-        let job = unsafe { at(i).read() };
-        write_back(i, COMB_ERR_PANIC, 0);
-        let (status, in_place) = match check_job(&job, stride, alg, op, i, &mut regions) {
-            Ok(in_place) => (COMB_OK, in_place),
-            Err(code) => (code, false),
+    guard(COMB_ERR_PANIC, || {
+        // SAFETY: NULL or a live handle by the caller's contract.
+        let engine = unsafe { engine.as_ref() };
+        let call = match (engine, algorithm_from_id(alg), op_from_id(op)) {
+            (None, _, _) => Err(COMB_ERR_NULL_POINTER),
+            (_, None, _) => Err(COMB_ERR_UNKNOWN_ALGORITHM),
+            (_, _, None) => Err(COMB_ERR_UNKNOWN_OP),
+            (Some(e), Some(a), Some(o)) => Ok((e.engine, a, o)),
         };
-        state.push(State {
-            job,
-            in_place,
-            status,
-            out_len: 0,
-        });
-    }
-    // Regions of jobs that failed their checks were not added: they cannot conflict.
-    if overlap::any_conflict(&regions, &mut Vec::with_capacity(n_jobs)) {
-        for (s, bad) in state
-            .iter_mut()
-            .zip(overlap::conflicting_jobs(&regions, n_jobs))
-        {
-            if bad {
-                s.status = COMB_ERR_OVERLAP;
-            }
+        if n_jobs == 0 {
+            return call.err().unwrap_or(COMB_OK);
         }
-    }
+        if jobs.is_null() {
+            return COMB_ERR_NULL_POINTER;
+        }
+        if !(jobs as usize).is_multiple_of(align_of::<CombJob>()) {
+            return COMB_ERR_INVALID_ARGUMENT;
+        }
+        // SAFETY: `jobs` is non-NULL, aligned, and its first job readable (n_jobs > 0); `size` is
+        // the first field of every version of the struct.
+        let stride = unsafe { ptr::addr_of!((*jobs).size).read() };
+        if (stride as usize) < COMB_JOB_SIZE_V1
+            || stride > COMB_JOB_SIZE_MAX
+            || !(stride as usize).is_multiple_of(align_of::<CombJob>())
+        {
+            return COMB_ERR_JOB_SIZE;
+        }
+        if n_jobs
+            .checked_mul(stride as usize)
+            .is_none_or(|total| total > isize::MAX as usize)
+        {
+            return COMB_ERR_INVALID_ARGUMENT;
+        }
+        let at = |i: usize| -> *mut CombJob {
+            // The array spans n_jobs * stride bytes (checked not to overflow above).
+            jobs.cast::<u8>().wrapping_add(i * stride as usize).cast()
+        };
+        let write_back = |i: usize, status: c_int, out_len: usize| {
+            let p = at(i);
+            // SAFETY: job i lies in the caller's array (i < n_jobs), is aligned (stride is a
+            // multiple of the alignment) and writable, and no Rust reference to it exists.
+            unsafe {
+                ptr::addr_of_mut!((*p).status).write(status);
+                ptr::addr_of_mut!((*p).out_len).write(out_len);
+            }
+        };
+        let (engine, alg, op) = match call {
+            Ok(c) => c,
+            Err(code) => {
+                (0..n_jobs).for_each(|i| write_back(i, code, 0));
+                return code;
+            }
+        };
 
-    let index: Vec<usize> = (0..n_jobs)
-        .filter(|&i| state[i].status == COMB_OK)
-        .collect();
-    let mut rjobs: Vec<Job<'_>> = index
-        .iter()
-        // SAFETY: each job passed check_job and the overlap check; the caller's contract
-        // covers the rest. The jobs (and their slices) are dropped before write-back.
-        .map(|&i| unsafe { rust_job(&state[i], alg, op) })
-        .collect();
-    let results: Result<Vec<JobResult>, _> =
-        catch_unwind(AssertUnwindSafe(|| engine.process(alg, op, &mut rjobs)));
-    drop(rjobs);
-    match results {
-        Ok(results) => {
-            for (&i, r) in index.iter().zip(results) {
-                match r {
-                    Ok(n) => state[i].out_len = n,
-                    Err(e) => state[i].status = error_code(&e),
+        // Copy and check every job's version-1 fields, and mark the job as failed until it is
+        // done (so a panic caught by the outer guard never leaves a stale COMB_OK behind).
+        let mut state: Vec<State> = Vec::with_capacity(n_jobs);
+        let mut regions = Vec::with_capacity(n_jobs * 4);
+        for i in 0..n_jobs {
+            // SAFETY: job i is readable for at least COMB_JOB_SIZE_V1 bytes and aligned (above).
+            let job = unsafe { at(i).read() };
+            write_back(i, COMB_ERR_PANIC, 0);
+            let (status, in_place) = match check_job(&job, stride, alg, op, i, &mut regions) {
+                Ok(in_place) => (COMB_OK, in_place),
+                Err(code) => (code, false),
+            };
+            state.push(State {
+                job,
+                in_place,
+                status,
+                out_len: 0,
+            });
+        }
+        // Regions of jobs that failed their checks were not added: they cannot conflict.
+        if overlap::any_conflict(&regions, &mut Vec::with_capacity(n_jobs)) {
+            for (s, bad) in state
+                .iter_mut()
+                .zip(overlap::conflicting_jobs(&regions, n_jobs))
+            {
+                if bad {
+                    s.status = COMB_ERR_OVERLAP;
                 }
             }
         }
-        Err(_) => index.iter().for_each(|&i| state[i].status = COMB_ERR_PANIC),
-    }
-    let mut all_ok = true;
-    for (i, s) in state.iter().enumerate() {
-        write_back(i, s.status, s.out_len);
-        all_ok &= s.status == COMB_OK;
-    }
-    if all_ok {
-        COMB_OK
-    } else {
-        COMB_ERR_JOBS_FAILED
-    }
+
+        let index: Vec<usize> = (0..n_jobs)
+            .filter(|&i| state[i].status == COMB_OK)
+            .collect();
+        let mut rjobs: Vec<Job<'_>> = index
+            .iter()
+            // SAFETY: each job passed check_job and the overlap check; the caller's contract
+            // covers the rest. The jobs (and their slices) are dropped before write-back.
+            .map(|&i| unsafe { rust_job(&state[i], alg, op) })
+            .collect();
+        let results: Result<Vec<JobResult>, _> =
+            catch_unwind(AssertUnwindSafe(|| engine.process(alg, op, &mut rjobs)));
+        drop(rjobs);
+        match results {
+            Ok(results) => {
+                for (&i, r) in index.iter().zip(results) {
+                    match r {
+                        Ok(n) => state[i].out_len = n,
+                        Err(e) => state[i].status = error_code(&e),
+                    }
+                }
+            }
+            Err(_) => index.iter().for_each(|&i| state[i].status = COMB_ERR_PANIC),
+        }
+        let mut all_ok = true;
+        for (i, s) in state.iter().enumerate() {
+            write_back(i, s.status, s.out_len);
+            all_ok &= s.status == COMB_OK;
+        }
+        if all_ok {
+            COMB_OK
+        } else {
+            COMB_ERR_JOBS_FAILED
+        }
+    })
 }
 
 #[cfg(test)]

@@ -122,34 +122,23 @@ fn c_test(name: &str, extra: &[&str]) {
     run(&mut ni, &format!("{name} (COMB_BACKEND=ni)"));
 }
 
-#[test]
-fn c_abi() {
-    c_test("abi", &[]);
+/// One test per program of `tests/c/`: `test_name: "program" [, extra compiler flags]`.
+macro_rules! c_tests {
+    ($($test:ident: $name:literal $(, $flag:literal)*;)*) => {$(
+        #[test]
+        fn $test() {
+            c_test($name, &[$($flag),*]);
+        }
+    )*};
 }
 
-#[test]
-fn c_kat() {
-    c_test("kat", &[]);
-}
-
-#[test]
-fn c_aead() {
-    c_test("aead", &[]);
-}
-
-#[test]
-fn c_mixed() {
-    c_test("mixed", &[]);
-}
-
-#[test]
-fn c_inplace() {
-    c_test("inplace", &[]);
-}
-
-#[test]
-fn c_threads() {
-    c_test("threads", &["-pthread"]);
+c_tests! {
+    c_abi: "abi";
+    c_kat: "kat";
+    c_aead: "aead";
+    c_mixed: "mixed";
+    c_inplace: "inplace";
+    c_threads: "threads", "-pthread";
 }
 
 /// The header is also valid C++ (compiled, not linked: `extern "C"`, no C-only syntax).

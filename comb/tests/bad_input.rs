@@ -469,6 +469,32 @@ fn check_in_batch(alg: Algorithm, op: Op, s: &Special, want: &Want, what: &str) 
     }
 }
 
+/// Decryption of `input` (otherwise as `s`) fails with `err` in place, with `room` bytes
+/// after the message, and out of place into a buffer as long: the message's bytes are zeroed,
+/// the room is untouched.
+fn check_rejected(alg: Algorithm, s: &Special, input: &[u8], room: usize, err: Error, what: &str) {
+    let mut zeroed = vec![0u8; input.len()];
+    zeroed.resize(input.len() + room, SENTINEL);
+    let want = Want {
+        result: Err(err),
+        buf: Some(zeroed),
+        tag: None,
+    };
+    let mut s = s.clone();
+    let mut buf = input.to_vec();
+    buf.resize(input.len() + room, SENTINEL);
+    s.data = SData::InPlace {
+        buf,
+        len: input.len(),
+    };
+    check_in_batch(alg, Op::Decrypt, &s, &want, &format!("{what}, in place"));
+    s.data = SData::Copy {
+        input: input.to_vec(),
+        out: input.len() + room,
+    };
+    check_in_batch(alg, Op::Decrypt, &s, &want, &format!("{what}, copy"));
+}
+
 // ---------------------------------------------------------------------------------------
 // the tests
 
@@ -758,25 +784,7 @@ fn bad_pkcs7_padding() {
         let mut s = Special::valid(alg, Op::Decrypt, 0);
         s.key = key.clone();
         s.iv = iv.clone();
-        // In place: the whole buffer (the ciphertext) is zeroed; room past it is untouched.
-        s.data = SData::InPlace {
-            buf: [&ct[..], &[SENTINEL; 7]].concat(),
-            len: ct.len(),
-        };
-        let mut zeroed = vec![0u8; ct.len()];
-        zeroed.extend_from_slice(&[SENTINEL; 7]);
-        let want = Want {
-            result: Err(Error::InvalidPadding),
-            buf: Some(zeroed.clone()),
-            tag: None,
-        };
-        check_in_batch(alg, Op::Decrypt, &s, &want, &format!("{what}, in place"));
-        // Out of place.
-        s.data = SData::Copy {
-            input: ct.clone(),
-            out: ct.len() + 7,
-        };
-        check_in_batch(alg, Op::Decrypt, &s, &want, &format!("{what}, copy"));
+        check_rejected(alg, &s, &ct, 7, Error::InvalidPadding, what);
     }
     // An empty ciphertext has no padding at all.
     let mut s = Special::valid(alg, Op::Decrypt, 0);
@@ -1025,45 +1033,26 @@ fn cmac_tag_length_out_of_range() {
 
 #[test]
 fn tag_misuse() {
-    // CMAC: no tag, or a tag of the wrong direction.
-    for (op, tag, what) in [
-        (Op::Encrypt, STag::None, "CMAC generation without a tag"),
-        (Op::Decrypt, STag::None, "CMAC verification without a tag"),
-        (
-            Op::Encrypt,
-            STag::In(vec![0; 16]),
-            "CMAC generation with Tag::In",
-        ),
-        (
-            Op::Decrypt,
-            STag::Out(16),
-            "CMAC verification with Tag::Out",
-        ),
-    ] {
-        let mut s = Special::valid(Algorithm::AesCmac, op, 33);
-        s.tag = tag;
+    // `TagMisuse`, and an output tag left as it was.
+    let check = |alg: Algorithm, op: Op, len: usize, tag: STag| {
+        let what = format!("{alg} {op} with {tag:?}");
         let mut want = Want::err(Error::TagMisuse);
-        if let STag::Out(n) = s.tag {
+        if let STag::Out(n) = tag {
             want.tag = Some(vec![0; n]); // nothing written
         }
-        check_in_batch(Algorithm::AesCmac, op, &s, &want, what);
-    }
-    // AEAD: no tag, or a tag of the wrong direction.
-    for &alg in Algorithm::ALL.iter().filter(|a| a.is_aead()) {
+        let mut s = Special::valid(alg, op, len);
+        s.tag = tag;
+        check_in_batch(alg, op, &s, &want, &what);
+    };
+    // MACs and AEAD: no tag, or a tag of the wrong direction.
+    for &alg in Algorithm::ALL.iter().filter(|a| a.tag_lens().is_some()) {
         for (op, tag) in [
             (Op::Encrypt, STag::None),
             (Op::Decrypt, STag::None),
             (Op::Encrypt, STag::In(vec![0; 16])),
             (Op::Decrypt, STag::Out(16)),
         ] {
-            let mut s = Special::valid(alg, op, 33);
-            s.tag = tag;
-            let mut want = Want::err(Error::TagMisuse);
-            if let STag::Out(n) = s.tag {
-                want.tag = Some(vec![0; n]);
-            }
-            let what = format!("{alg} {op} with {:?}", s.tag);
-            check_in_batch(alg, op, &s, &want, &what);
+            check(alg, op, 33, tag);
         }
     }
     // Plain encryption modes take no tag, in either direction.
@@ -1073,14 +1062,7 @@ fn tag_misuse() {
         }
         for op in OPS {
             for tag in [STag::Out(16), STag::In(vec![1; 16]), STag::Out(0)] {
-                let mut s = Special::valid(alg, op, 32);
-                s.tag = tag;
-                let mut want = Want::err(Error::TagMisuse);
-                if let STag::Out(n) = s.tag {
-                    want.tag = Some(vec![0; n]);
-                }
-                let what = format!("{alg} with {:?}", s.tag);
-                check_in_batch(alg, op, &s, &want, &what);
+                check(alg, op, 32, tag);
             }
         }
     }
@@ -1383,28 +1365,8 @@ fn gcm_ciphertext_and_tag_mismatch() {
         let SData::InPlace { buf, len } = &s.data else {
             unreachable!()
         };
-        let len = *len;
-        // In place, with 5 bytes of room after the message.
-        let mut s_in = s.clone();
-        s_in.data = SData::InPlace {
-            buf: [&buf[..], &[SENTINEL; 5]].concat(),
-            len,
-        };
-        let mut after = vec![0u8; len];
-        after.extend_from_slice(&[SENTINEL; 5]);
-        let want = Want {
-            result: Err(Error::AuthenticationFailed),
-            buf: Some(after.clone()),
-            tag: None,
-        };
-        check_in_batch(GCM, Op::Decrypt, &s_in, &want, &format!("{what}, in place"));
-        // Out of place.
-        let mut s_copy = s.clone();
-        s_copy.data = SData::Copy {
-            input: buf.clone(),
-            out: len + 5,
-        };
-        check_in_batch(GCM, Op::Decrypt, &s_copy, &want, &format!("{what}, copy"));
+        assert_eq!(buf.len(), *len, "{what}");
+        check_rejected(GCM, &s, buf, 5, Error::AuthenticationFailed, &what);
     }
 }
 

@@ -7,15 +7,12 @@
 
 mod common;
 
-use comb::{AesKey, Algorithm, Backend, Data, Engine, Job, JobResult, Op, Tag};
+use comb::{AesKey, Algorithm, Backend, Engine, Error, Job, JobResult, Op};
 use common::{
-    backends, bytes, engine_on, engines, reference, reference_cmac, reference_gcm, GCM_NONCE_LENS,
-    OPS,
+    backends, bytes, engine_on, engines, reference, reference_cmac, reference_gcm, run_jobs, Hold,
+    JobDesc, Outcome, PathKind, TagDesc, FILL, GCM_NONCE_LENS, OPS,
 };
 use proptest::prelude::*;
-
-/// Bytes that the library must never write (slack past the output it produces).
-const SENTINEL: u8 = 0xA5;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum KeyMode {
@@ -63,9 +60,16 @@ struct Batch {
     key_bytes: Vec<Vec<u8>>,
     /// Index into `keys` of each job's key handle.
     key_of: Vec<usize>,
+    /// IVs (AES-GCM: nonces).
     ivs: Vec<Vec<u8>>,
     /// The plaintexts (already cut to whole blocks where the mode needs them).
     msgs: Vec<Vec<u8>>,
+    /// Associated data (empty but for AES-GCM).
+    ads: Vec<Vec<u8>>,
+    /// Tag lengths (CMAC, AES-GCM).
+    tag_lens: Vec<usize>,
+    /// How each AES-GCM decryption input is damaged (`None` for the other algorithms).
+    damage: Vec<Damage>,
 }
 
 fn materialize(alg: Algorithm, spec: &BatchSpec) -> Batch {
@@ -90,29 +94,39 @@ fn materialize(alg: Algorithm, spec: &BatchSpec) -> Batch {
         key_of.push(keys.len() - 1);
         key_bytes.push(kb);
     }
-    let ivs = spec
-        .jobs
-        .iter()
-        .map(|j| bytes(j.iv_seed, alg.iv_len()))
-        .collect();
-    let msgs = spec
-        .jobs
-        .iter()
-        .map(|j| {
+    let mut batch = Batch {
+        keys,
+        key_bytes,
+        key_of,
+        ivs: Vec::new(),
+        msgs: Vec::new(),
+        ads: Vec::new(),
+        tag_lens: Vec::new(),
+        damage: Vec::new(),
+    };
+    for j in &spec.jobs {
+        let g = if alg.is_aead() {
+            gcm_job(j)
+        } else {
             // Whole blocks for the modes that need them in either direction (plaintext and
             // ciphertext lengths are equal for ECB and CBC).
             let whole = matches!(alg, Algorithm::AesEcb | Algorithm::AesCbc);
             let len = if whole { j.len - j.len % 16 } else { j.len };
-            bytes(j.data_seed, len)
-        })
-        .collect();
-    Batch {
-        keys,
-        key_bytes,
-        key_of,
-        ivs,
-        msgs,
+            JobData {
+                iv: bytes(j.iv_seed, alg.iv_len()),
+                ad: Vec::new(),
+                msg: bytes(j.data_seed, len),
+                tag_len: j.tag_len,
+                damage: Damage::None,
+            }
+        };
+        batch.ivs.push(g.iv);
+        batch.msgs.push(g.msg);
+        batch.ads.push(g.ad);
+        batch.tag_lens.push(g.tag_len);
+        batch.damage.push(g.damage);
     }
+    batch
 }
 
 /// What to expect of one job, from the reference.
@@ -120,28 +134,14 @@ fn materialize(alg: Algorithm, spec: &BatchSpec) -> Batch {
 enum Expect {
     /// Ok(n): output bytes `[..n]`; `room` bytes of output the job may touch.
     Data { out: Vec<u8>, room: usize },
-    /// Err(InvalidPadding): the first `room` bytes zeroed.
-    BadPadding { room: usize },
+    /// AES-GCM encryption: the ciphertext (and nothing past it) and the tag.
+    Sealed { out: Vec<u8>, tag: Vec<u8> },
+    /// Err(err) (bad padding, failed verification): the first `room` bytes zeroed.
+    Rejected { err: Error, room: usize },
     /// CMAC generation: the tag.
     TagOut(Vec<u8>),
     /// CMAC verification: Ok or AuthenticationFailed.
     Verify { ok: bool },
-}
-
-/// Which entry point runs the jobs: `process`, `process_sequential`, or `process_one` per job.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PathKind {
-    Batch,
-    Sequential,
-    One,
-}
-
-/// Results, output buffers (in-place buffers or copy outputs, including slack) and CMAC tags
-/// of one run.
-struct Outcome {
-    results: Vec<JobResult>,
-    bufs: Vec<Vec<u8>>,
-    tags: Vec<Vec<u8>>,
 }
 
 /// One algorithm's batch under test: the engine, the materialized batch and its spec.
@@ -152,169 +152,179 @@ struct Run<'a> {
     spec: &'a BatchSpec,
 }
 
-/// Runs every job of one direction through one path.
-fn run_path(
-    run: &Run<'_>,
-    op: Op,
-    inputs: &[Vec<u8>],
-    verify_tags: &[Vec<u8>],
-    path: PathKind,
-) -> Outcome {
+/// The per-job inputs of one direction: data (plaintext or ciphertext), associated data, and
+/// the tags to verify (decryption of CMAC and AES-GCM; may be empty otherwise).
+#[derive(Clone, Copy)]
+struct Inputs<'a> {
+    data: &'a [Vec<u8>],
+    ads: &'a [Vec<u8>],
+    tags: &'a [Vec<u8>],
+}
+
+impl Batch {
+    /// `data` with the batch's AD, and `tags` to verify.
+    fn inputs<'a>(&'a self, data: &'a [Vec<u8>], tags: &'a [Vec<u8>]) -> Inputs<'a> {
+        Inputs {
+            data,
+            ads: &self.ads,
+            tags,
+        }
+    }
+}
+
+impl Expect {
+    /// Decryption: the plaintext `out`, or (`None`) a rejection with `err`.
+    fn decrypted(out: Option<Vec<u8>>, room: usize, err: Error) -> Expect {
+        match out {
+            Some(out) => Expect::Data { out, room },
+            None => Expect::Rejected { err, room },
+        }
+    }
+}
+
+impl Run<'_> {
+    /// Job `i` of a direction, for failure messages.
+    fn ctx(&self, op: Op, inputs: Inputs<'_>, i: usize) -> String {
+        let (b, j) = (self.batch, &self.spec.jobs[i]);
+        format!(
+            "{} {op} {:?} lanes={:?} keys={:?} job {i}/{}: len={} key_len={} iv_len={} \
+             ad_len={} tag_len={} in_place={} slack={} corrupt={} damage={:?}",
+            self.alg,
+            self.spec.backend,
+            self.spec.lanes,
+            self.spec.key_mode,
+            inputs.data.len(),
+            inputs.data[i].len(),
+            b.key_bytes[i].len(),
+            b.ivs[i].len(),
+            inputs.ads[i].len(),
+            b.tag_lens[i],
+            j.in_place,
+            j.slack,
+            j.corrupt,
+            b.damage[i]
+        )
+    }
+}
+
+/// Runs every job of one direction through one path. In place, a job's buffer is its input
+/// followed by room; out of place, sentinel bytes (for CMAC, every other copy job is
+/// `Data::Input` instead, and a copy's output buffer is ignored: it must stay untouched).
+fn run_path(run: &Run<'_>, op: Op, inputs: Inputs<'_>, path: PathKind) -> Outcome {
     let Run {
         engine,
         alg,
         batch,
         spec,
     } = *run;
-    let n = inputs.len();
-    // Output buffers: in place, the input followed by room; out of place, sentinel bytes.
-    let mut bufs: Vec<Vec<u8>> = (0..n)
+    let descs: Vec<JobDesc<'_>> = (0..inputs.data.len())
         .map(|i| {
-            let input = &inputs[i];
-            let j = &spec.jobs[i];
+            let (j, input) = (&spec.jobs[i], &inputs.data[i]);
             let room = alg.output_len(op, input.len());
-            if j.in_place {
-                let mut b = input.clone();
-                b.resize(room.max(input.len()) + j.slack, SENTINEL);
-                b
+            let (hold, len) = if j.in_place {
+                (Hold::InPlace, room.max(input.len()))
+            } else if alg.is_mac() && j.slack % 2 == 0 {
+                (Hold::Input, room)
             } else {
-                vec![SENTINEL; room + j.slack]
-            }
+                (Hold::Copy, room)
+            };
+            let tag = match (alg.tag_lens(), op) {
+                (None, _) => TagDesc::None,
+                (Some(_), Op::Encrypt) => TagDesc::Out(batch.tag_lens[i]),
+                (Some(_), Op::Decrypt) => TagDesc::In(&inputs.tags[i]),
+            };
+            let key = &batch.keys[batch.key_of[i]];
+            JobDesc::new(key, input, hold, len + j.slack)
+                .iv(&batch.ivs[i])
+                .ad(&inputs.ads[i])
+                .tag(tag)
         })
         .collect();
-    let mut tags: Vec<Vec<u8>> = (0..n).map(|i| vec![0u8; spec.jobs[i].tag_len]).collect();
-    let mut jobs: Vec<Job<'_>> = Vec::with_capacity(n);
-    for (i, (buf, tag)) in bufs.iter_mut().zip(tags.iter_mut()).enumerate() {
-        let key = &batch.keys[batch.key_of[i]];
-        let input = &inputs[i];
-        let data = if spec.jobs[i].in_place {
-            Data::InPlace {
-                buf,
-                len: input.len(),
-            }
-        } else if alg.is_mac() && spec.jobs[i].slack % 2 == 0 {
-            Data::Input(input)
-        } else {
-            // For CMAC the output buffer of a copy is ignored (and must stay untouched).
-            Data::Copy { input, output: buf }
-        };
-        let mut job = Job::new(key, data).with_iv(&batch.ivs[i]);
-        if alg.is_mac() {
-            job = job.with_tag(match op {
-                Op::Encrypt => Tag::Out(tag),
-                Op::Decrypt => Tag::In(&verify_tags[i]),
-            });
-        }
-        jobs.push(job);
-    }
-    let results = match path {
-        PathKind::Batch => engine.process(alg, op, &mut jobs),
-        PathKind::Sequential => engine.process_sequential(alg, op, &mut jobs),
-        PathKind::One => jobs
-            .into_iter()
-            .map(|j| engine.process_one(alg, op, j))
-            .collect(),
-    };
-    Outcome {
-        results,
-        bufs,
-        tags,
-    }
+    run_jobs(engine, alg, op, path, &descs)
+}
+
+/// Checks `Ok(out.len())`, the output, and that nothing past `room` was written.
+fn check_data(r: &JobResult, buf: &[u8], out: &[u8], room: usize, ctx: &str) {
+    assert_eq!(r, &Ok(out.len()), "{ctx}: result");
+    assert!(
+        buf[..out.len()] == out[..],
+        "{ctx}: output differs from RustCrypto (first difference at byte {:?})",
+        buf.iter().zip(out).position(|(a, b)| a != b)
+    );
+    assert!(
+        buf[room..].iter().all(|&b| b == FILL),
+        "{ctx}: wrote past the {room} bytes of output room"
+    );
 }
 
 /// Checks one direction of one batch: all three paths agree with each other and with the
 /// reference. Returns the batch path's outcome.
-fn check_direction(
-    run: &Run<'_>,
-    op: Op,
-    inputs: &[Vec<u8>],
-    verify_tags: &[Vec<u8>],
-    expect: &[Expect],
-) -> Outcome {
-    let Run {
-        alg, batch, spec, ..
-    } = *run;
-    let ctx = |i: usize| {
-        let j = &spec.jobs[i];
-        format!(
-            "{alg} {op} lanes={:?} keys={:?} job {i}/{}: len={} key_len={} in_place={} \
-             slack={} tag_len={} corrupt={}",
-            spec.lanes,
-            spec.key_mode,
-            inputs.len(),
-            inputs[i].len(),
-            batch.key_bytes[i].len(),
-            j.in_place,
-            j.slack,
-            j.tag_len,
-            j.corrupt
-        )
-    };
-    let batch_out = run_path(run, op, inputs, verify_tags, PathKind::Batch);
+fn check_direction(run: &Run<'_>, op: Op, inputs: Inputs<'_>, expect: &[Expect]) -> Outcome {
+    let Run { alg, spec, .. } = *run;
+    let ctx = |i: usize| run.ctx(op, inputs, i);
+    let batch_out = run_path(run, op, inputs, PathKind::Batch);
     assert_eq!(
         batch_out.results.len(),
-        inputs.len(),
+        inputs.data.len(),
         "{alg} {op}: result count"
     );
     for (i, e) in expect.iter().enumerate() {
         let r = &batch_out.results[i];
         let buf = &batch_out.bufs[i];
+        let tag = &batch_out.tags[i];
         match e {
-            Expect::Data { out, room } => {
-                assert_eq!(r, &Ok(out.len()), "{}: result", ctx(i));
-                assert!(
-                    buf[..out.len()] == out[..],
-                    "{}: output differs from RustCrypto (first difference at byte {:?})",
-                    ctx(i),
-                    buf.iter().zip(out).position(|(a, b)| a != b)
-                );
-                assert!(
-                    buf[*room..].iter().all(|&b| b == SENTINEL),
-                    "{}: wrote past the {room} bytes of output room",
-                    ctx(i)
-                );
+            Expect::Data { out, room } => check_data(r, buf, out, *room, &ctx(i)),
+            Expect::Sealed { out, tag: want } => {
+                check_data(r, buf, out, out.len(), &ctx(i));
+                assert_eq!(tag, want, "{}: tag", ctx(i));
             }
-            Expect::BadPadding { room } => {
-                assert_eq!(r, &Err(comb::Error::InvalidPadding), "{}: result", ctx(i));
+            Expect::Rejected { err, room } => {
+                assert_eq!(r, &Err(err.clone()), "{}: result", ctx(i));
                 assert!(
                     buf[..*room].iter().all(|&b| b == 0),
-                    "{}: output not zeroed after bad padding",
+                    "{}: output not zeroed after {err}",
                     ctx(i)
                 );
                 assert!(
-                    buf[*room..].iter().all(|&b| b == SENTINEL),
+                    buf[*room..].iter().all(|&b| b == FILL),
                     "{}: wrote past the output room",
                     ctx(i)
                 );
             }
             Expect::TagOut(t) => {
                 assert_eq!(r, &Ok(0), "{}: result", ctx(i));
-                assert_eq!(&batch_out.tags[i], t, "{}: CMAC tag", ctx(i));
+                assert_eq!(tag, t, "{}: CMAC tag", ctx(i));
             }
             Expect::Verify { ok } => {
                 let want = if *ok {
                     Ok(0)
                 } else {
-                    Err(comb::Error::AuthenticationFailed)
+                    Err(Error::AuthenticationFailed)
                 };
                 assert_eq!(r, &want, "{}: CMAC verification", ctx(i));
             }
         }
         if alg.is_mac() {
             // A MAC reads its message and writes nothing else.
-            let untouched = if spec.jobs[i].in_place {
-                let mut b = inputs[i].clone();
-                b.resize(buf.len(), SENTINEL);
-                b
+            let mut untouched = if spec.jobs[i].in_place {
+                inputs.data[i].clone()
             } else {
-                vec![SENTINEL; buf.len()]
+                Vec::new()
             };
+            untouched.resize(buf.len(), FILL);
             assert_eq!(buf, &untouched, "{}: CMAC modified its data buffer", ctx(i));
+        }
+        if op == Op::Decrypt {
+            assert!(
+                tag.iter().all(|&b| b == FILL),
+                "{}: decryption wrote into a tag buffer",
+                ctx(i)
+            );
         }
     }
     for path in [PathKind::Sequential, PathKind::One] {
-        let other = run_path(run, op, inputs, verify_tags, path);
-        for i in 0..inputs.len() {
+        let other = run_path(run, op, inputs, path);
+        for i in 0..inputs.data.len() {
             assert_eq!(
                 other.results[i],
                 batch_out.results[i],
@@ -338,56 +348,100 @@ fn check_direction(
 }
 
 /// The whole differential check of one algorithm on one batch spec: both directions against
-/// the reference and across paths, then decrypt(encrypt(x)) == x through the batch path (for
-/// CMAC: the batch's own tags verify).
+/// the reference and across paths, then decrypt(encrypt(x)) == x through every path with in
+/// place and out of place swapped (for CMAC: the batch's own tags verify).
 fn check_alg(alg: Algorithm, spec: &BatchSpec) {
-    if alg == Algorithm::AesGcm {
-        return check_gcm(spec);
-    }
     let engine = engine_on(spec.backend, spec.lanes);
     let batch = materialize(alg, spec);
-    let n = spec.jobs.len();
     let run = Run {
         engine: &engine,
         alg,
         batch: &batch,
         spec,
     };
-    let no_tags: Vec<Vec<u8>> = vec![Vec::new(); n];
-
     if alg.is_mac() {
-        let full: Vec<[u8; 16]> = (0..n)
-            .map(|i| reference_cmac(&batch.key_bytes[i], &batch.msgs[i]))
-            .collect();
-        // Generation.
-        let expect: Vec<Expect> = (0..n)
-            .map(|i| Expect::TagOut(full[i][..spec.jobs[i].tag_len].to_vec()))
-            .collect();
-        let gen = check_direction(&run, Op::Encrypt, &batch.msgs, &no_tags, &expect);
-        // Verification of the reference tags, some with a flipped bit.
-        let verify: Vec<Vec<u8>> = (0..n)
-            .map(|i| {
-                let j = &spec.jobs[i];
-                let mut t = full[i][..j.tag_len].to_vec();
-                if j.corrupt {
-                    let bit = (j.data_seed as usize) % (8 * j.tag_len);
-                    t[bit / 8] ^= 1 << (bit % 8);
-                }
-                t
-            })
-            .collect();
-        let expect: Vec<Expect> = (0..n)
-            .map(|i| Expect::Verify {
-                ok: !spec.jobs[i].corrupt,
-            })
-            .collect();
-        check_direction(&run, Op::Decrypt, &batch.msgs, &verify, &expect);
-        // Round trip: the batch's own tags verify through the batch path.
-        let expect: Vec<Expect> = (0..n).map(|_| Expect::Verify { ok: true }).collect();
-        check_direction(&run, Op::Decrypt, &batch.msgs, &gen.tags, &expect);
-        return;
+        return check_cmac(&run);
     }
+    let enc = if alg.is_aead() {
+        check_gcm(&run)
+    } else {
+        check_cipher(&run)
+    };
 
+    // Round trip of the batch's own output (and tags), in place and out of place swapped.
+    let n = spec.jobs.len();
+    let cts: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let len = *enc.results[i].as_ref().unwrap();
+            enc.bufs[i][..len].to_vec()
+        })
+        .collect();
+    let mut swapped = spec.clone();
+    for j in &mut swapped.jobs {
+        j.in_place = !j.in_place;
+    }
+    let swapped_run = Run {
+        spec: &swapped,
+        ..run
+    };
+    let expect: Vec<Expect> = (0..n)
+        .map(|i| Expect::Data {
+            out: batch.msgs[i].clone(),
+            room: alg.output_len(Op::Decrypt, cts[i].len()),
+        })
+        .collect();
+    check_direction(
+        &swapped_run,
+        Op::Decrypt,
+        batch.inputs(&cts, &enc.tags),
+        &expect,
+    );
+}
+
+/// CMAC: generation, verification of the reference tags (some with a flipped bit), and
+/// verification of the batch's own tags.
+fn check_cmac(run: &Run<'_>) {
+    let Run { batch, spec, .. } = *run;
+    let n = spec.jobs.len();
+    let inputs = |tags| batch.inputs(&batch.msgs, tags);
+    let full: Vec<[u8; 16]> = (0..n)
+        .map(|i| reference_cmac(&batch.key_bytes[i], &batch.msgs[i]))
+        .collect();
+    // Generation.
+    let expect: Vec<Expect> = (0..n)
+        .map(|i| Expect::TagOut(full[i][..spec.jobs[i].tag_len].to_vec()))
+        .collect();
+    let gen = check_direction(run, Op::Encrypt, inputs(&[]), &expect);
+    // Verification of the reference tags, some with a flipped bit.
+    let verify: Vec<Vec<u8>> = (0..n)
+        .map(|i| {
+            let j = &spec.jobs[i];
+            let mut t = full[i][..j.tag_len].to_vec();
+            if j.corrupt {
+                let bit = (j.data_seed as usize) % (8 * j.tag_len);
+                t[bit / 8] ^= 1 << (bit % 8);
+            }
+            t
+        })
+        .collect();
+    let expect: Vec<Expect> = (0..n)
+        .map(|i| Expect::Verify {
+            ok: !spec.jobs[i].corrupt,
+        })
+        .collect();
+    check_direction(run, Op::Decrypt, inputs(&verify), &expect);
+    // Round trip: the batch's own tags verify.
+    let expect: Vec<Expect> = (0..n).map(|_| Expect::Verify { ok: true }).collect();
+    check_direction(run, Op::Decrypt, inputs(&gen.tags), &expect);
+}
+
+/// A cipher: encryption, and decryption of random data (of valid, possibly corrupted,
+/// ciphertexts for PKCS#7). Returns the encryption's outcome.
+fn check_cipher(run: &Run<'_>) -> Outcome {
+    let Run {
+        alg, batch, spec, ..
+    } = *run;
+    let n = spec.jobs.len();
     let reference_of = |op: Op, i: usize, input: &[u8]| {
         reference(alg, op, &batch.key_bytes[i], &batch.ivs[i], input)
     };
@@ -405,10 +459,10 @@ fn check_alg(alg: Algorithm, spec: &BatchSpec) {
             Expect::Data { out, room }
         })
         .collect();
-    let enc = check_direction(&run, Op::Encrypt, &batch.msgs, &no_tags, &expect);
+    let enc = check_direction(run, Op::Encrypt, batch.inputs(&batch.msgs, &[]), &expect);
 
-    // Decryption of random data (of valid, possibly corrupted, ciphertexts for PKCS#7).
-    let inputs: Vec<Vec<u8>> = (0..n)
+    // Decryption.
+    let cts: Vec<Vec<u8>> = (0..n)
         .map(|i| {
             if alg == Algorithm::AesCbcPkcs7 {
                 let mut ct = reference_of(Op::Encrypt, i, &batch.msgs[i]).unwrap();
@@ -432,37 +486,13 @@ fn check_alg(alg: Algorithm, spec: &BatchSpec) {
         .collect();
     let expect: Vec<Expect> = (0..n)
         .map(|i| {
-            let room = alg.output_len(Op::Decrypt, inputs[i].len());
-            match reference_of(Op::Decrypt, i, &inputs[i]) {
-                Some(out) => Expect::Data { out, room },
-                None => Expect::BadPadding { room },
-            }
+            let room = alg.output_len(Op::Decrypt, cts[i].len());
+            let out = reference_of(Op::Decrypt, i, &cts[i]);
+            Expect::decrypted(out, room, Error::InvalidPadding)
         })
         .collect();
-    check_direction(&run, Op::Decrypt, &inputs, &no_tags, &expect);
-
-    // Round trip through the batch path, with in-place and out-of-place swapped.
-    let cts: Vec<Vec<u8>> = (0..n)
-        .map(|i| {
-            let len = *enc.results[i].as_ref().unwrap();
-            enc.bufs[i][..len].to_vec()
-        })
-        .collect();
-    let mut swapped = spec.clone();
-    for j in &mut swapped.jobs {
-        j.in_place = !j.in_place;
-    }
-    let swapped_run = Run {
-        spec: &swapped,
-        ..run
-    };
-    let expect: Vec<Expect> = (0..n)
-        .map(|i| Expect::Data {
-            out: batch.msgs[i].clone(),
-            room: alg.output_len(Op::Decrypt, cts[i].len()),
-        })
-        .collect();
-    check_direction(&swapped_run, Op::Decrypt, &cts, &no_tags, &expect);
+    check_direction(run, Op::Decrypt, batch.inputs(&cts, &[]), &expect);
+    enc
 }
 
 fn job_spec() -> impl Strategy<Value = JobSpec> {
@@ -814,15 +844,16 @@ fn in_place_equals_out_of_place_every_algorithm() {
                 spec: &a,
             };
             let run_b = Run { spec: &b, ..run_a };
-            let x = run_path(&run_a, op, &inputs, &verify, PathKind::Batch);
-            let y = run_path(&run_b, op, &inputs, &verify, PathKind::Batch);
+            let inputs = batch.inputs(&inputs, &verify);
+            let x = run_path(&run_a, op, inputs, PathKind::Batch);
+            let y = run_path(&run_b, op, inputs, PathKind::Batch);
             assert_eq!(x.results, y.results, "{alg} {op}: results");
             assert!(
                 x.results.iter().all(|r| r.is_ok()),
                 "{alg} {op}: {:?}",
                 x.results
             );
-            for i in 0..inputs.len() {
+            for i in 0..inputs.data.len() {
                 let n = *x.results[i].as_ref().unwrap();
                 assert_eq!(
                     x.bufs[i][..n],
@@ -847,18 +878,18 @@ enum Damage {
     AdBit,
 }
 
-/// One GCM job, derived from a [`JobSpec`] (so the batch strategies, key modes, lane counts
-/// and packet mixes serve GCM too).
+/// One job's IV, AD, message and tag length (for AES-GCM derived from a [`JobSpec`], so the
+/// batch strategies, key modes, lane counts and packet mixes serve GCM too).
 #[derive(Debug)]
-struct GcmJob {
-    nonce: Vec<u8>,
+struct JobData {
+    iv: Vec<u8>,
     ad: Vec<u8>,
     msg: Vec<u8>,
     tag_len: usize,
     damage: Damage,
 }
 
-fn gcm_job(j: &JobSpec) -> GcmJob {
+fn gcm_job(j: &JobSpec) -> JobData {
     // Two thirds 12-byte nonces (the fast path), the rest hashed ones of many lengths.
     let nonce_len = if !j.iv_seed.is_multiple_of(3) {
         12
@@ -887,8 +918,8 @@ fn gcm_job(j: &JobSpec) -> GcmJob {
             _ => Damage::TagBit,
         }
     };
-    GcmJob {
-        nonce: bytes(j.iv_seed, nonce_len),
+    JobData {
+        iv: bytes(j.iv_seed, nonce_len),
         ad: bytes(j.data_seed ^ 0xad, ad_len),
         msg: bytes(j.data_seed, len),
         tag_len: tags[j.tag_len % tags.len()],
@@ -896,185 +927,44 @@ fn gcm_job(j: &JobSpec) -> GcmJob {
     }
 }
 
-/// The inputs of one GCM direction, per job: data (plaintext or ciphertext), AD, and the tag
-/// to verify (decryption; unused for encryption).
-type GcmData<'a> = (&'a [Vec<u8>], &'a [Vec<u8>], &'a [Vec<u8>]);
-
-/// Results, data buffers (with slack) and tag buffers of one GCM run.
-struct GcmOutcome {
-    results: Vec<JobResult>,
-    bufs: Vec<Vec<u8>>,
-    tags: Vec<Vec<u8>>,
-}
-
-/// Runs one direction of a GCM batch through one path: `inputs[i]` with AD `ads[i]`, tag
-/// `tags_in[i]` to verify (decryption) or `spec` tag length to produce (encryption).
-fn run_gcm_path(
-    engine: &Engine,
-    batch: &Batch,
-    spec: &BatchSpec,
-    gjobs: &[GcmJob],
-    op: Op,
-    data: GcmData<'_>,
-    path: PathKind,
-) -> GcmOutcome {
-    let (inputs, ads, tags_in) = data;
-    let n = inputs.len();
-    let mut bufs: Vec<Vec<u8>> = (0..n)
+/// AES-GCM: encryption against RustCrypto `aes-gcm`, decryption of the reference ciphertexts
+/// (some with a flipped bit in the tag, the ciphertext or the AD). Returns the encryption's
+/// outcome.
+fn check_gcm(run: &Run<'_>) -> Outcome {
+    let Run { batch, spec, .. } = *run;
+    let n = spec.jobs.len();
+    let want: Vec<(Vec<u8>, [u8; 16])> = (0..n)
         .map(|i| {
-            let j = &spec.jobs[i];
-            if j.in_place {
-                let mut b = inputs[i].clone();
-                b.resize(inputs[i].len() + j.slack, SENTINEL);
-                b
-            } else {
-                vec![SENTINEL; inputs[i].len() + j.slack]
-            }
+            reference_gcm(
+                &batch.key_bytes[i],
+                &batch.ivs[i],
+                &batch.ads[i],
+                &batch.msgs[i],
+            )
         })
         .collect();
-    let mut tags: Vec<Vec<u8>> = (0..n).map(|i| vec![SENTINEL; gjobs[i].tag_len]).collect();
-    let mut jobs: Vec<Job<'_>> = Vec::with_capacity(n);
-    for (i, (buf, tag)) in bufs.iter_mut().zip(tags.iter_mut()).enumerate() {
-        let key = &batch.keys[batch.key_of[i]];
-        let data = if spec.jobs[i].in_place {
-            Data::InPlace {
-                buf,
-                len: inputs[i].len(),
-            }
-        } else {
-            Data::Copy {
-                input: &inputs[i],
-                output: buf,
-            }
-        };
-        let t = match op {
-            Op::Encrypt => Tag::Out(tag),
-            Op::Decrypt => Tag::In(&tags_in[i]),
-        };
-        jobs.push(
-            Job::new(key, data)
-                .with_iv(&gjobs[i].nonce)
-                .with_ad(&ads[i])
-                .with_tag(t),
-        );
-    }
-    let results = match path {
-        PathKind::Batch => engine.process(Algorithm::AesGcm, op, &mut jobs),
-        PathKind::Sequential => engine.process_sequential(Algorithm::AesGcm, op, &mut jobs),
-        PathKind::One => jobs
-            .into_iter()
-            .map(|j| engine.process_one(Algorithm::AesGcm, op, j))
-            .collect(),
-    };
-    GcmOutcome {
-        results,
-        bufs,
-        tags,
-    }
-}
-
-/// Runs all three paths; they must agree exactly (results, every buffer byte, tags). Returns
-/// the batch path's outcome.
-fn run_gcm_all_paths(
-    engine: &Engine,
-    batch: &Batch,
-    spec: &BatchSpec,
-    gjobs: &[GcmJob],
-    op: Op,
-    data: GcmData<'_>,
-) -> GcmOutcome {
-    let b = run_gcm_path(engine, batch, spec, gjobs, op, data, PathKind::Batch);
-    for path in [PathKind::Sequential, PathKind::One] {
-        let o = run_gcm_path(engine, batch, spec, gjobs, op, data, path);
-        for (i, g) in gjobs.iter().enumerate() {
-            let ctx = format!("aes-gcm {op} job {i} {path:?} vs batch: {g:?}");
-            assert_eq!(o.results[i], b.results[i], "{ctx}: result");
-            assert!(o.bufs[i] == b.bufs[i], "{ctx}: output");
-            assert_eq!(o.tags[i], b.tags[i], "{ctx}: tag");
-        }
-    }
-    b
-}
-
-/// AES-GCM on one batch spec: encryption against RustCrypto `aes-gcm`, decryption of the
-/// reference ciphertexts (some with a flipped bit in the tag, the ciphertext or the AD),
-/// batch == sequential == single, then the batch's own output decrypted with in place and out
-/// of place swapped.
-fn check_gcm(spec: &BatchSpec) {
-    let engine = engine_on(spec.backend, spec.lanes);
-    let batch = materialize(Algorithm::AesGcm, spec);
-    let gjobs: Vec<GcmJob> = spec.jobs.iter().map(gcm_job).collect();
-    let n = gjobs.len();
-    let ctx = |i: usize| {
-        let j = &spec.jobs[i];
-        format!(
-            "aes-gcm {:?} lanes={:?} keys={:?} job {i}/{n}: key {} B, nonce {} B, ad {} B, \
-             msg {} B, tag {} B, in_place={} slack={} damage={:?}",
-            spec.backend,
-            spec.lanes,
-            spec.key_mode,
-            batch.key_bytes[i].len(),
-            gjobs[i].nonce.len(),
-            gjobs[i].ad.len(),
-            gjobs[i].msg.len(),
-            gjobs[i].tag_len,
-            j.in_place,
-            j.slack,
-            gjobs[i].damage
-        )
-    };
-    let want: Vec<(Vec<u8>, [u8; 16])> = gjobs
-        .iter()
-        .enumerate()
-        .map(|(i, g)| reference_gcm(&batch.key_bytes[i], &g.nonce, &g.ad, &g.msg))
-        .collect();
-    let msgs: Vec<Vec<u8>> = gjobs.iter().map(|g| g.msg.clone()).collect();
-    let ads: Vec<Vec<u8>> = gjobs.iter().map(|g| g.ad.clone()).collect();
-    let none: Vec<Vec<u8>> = vec![Vec::new(); n];
 
     // Encryption.
-    let enc = run_gcm_all_paths(
-        &engine,
-        &batch,
-        spec,
-        &gjobs,
-        Op::Encrypt,
-        (&msgs, &ads, &none),
-    );
-    for i in 0..n {
-        let len = msgs[i].len();
-        assert_eq!(enc.results[i], Ok(len), "{}: result", ctx(i));
-        assert!(
-            enc.bufs[i][..len] == want[i].0[..],
-            "{}: ciphertext differs from RustCrypto at byte {:?}",
-            ctx(i),
-            enc.bufs[i].iter().zip(&want[i].0).position(|(a, b)| a != b)
-        );
-        assert!(
-            enc.bufs[i][len..].iter().all(|&b| b == SENTINEL),
-            "{}: wrote past the ciphertext",
-            ctx(i)
-        );
-        assert_eq!(
-            enc.tags[i][..],
-            want[i].1[..gjobs[i].tag_len],
-            "{}: tag",
-            ctx(i)
-        );
-    }
+    let expect: Vec<Expect> = (0..n)
+        .map(|i| Expect::Sealed {
+            out: want[i].0.clone(),
+            tag: want[i].1[..batch.tag_lens[i]].to_vec(),
+        })
+        .collect();
+    let enc = check_direction(run, Op::Encrypt, batch.inputs(&batch.msgs, &[]), &expect);
 
     // Decryption of the reference ciphertexts, some damaged.
     let mut cts = Vec::new();
     let mut dads = Vec::new();
     let mut dtags = Vec::new();
-    for (i, g) in gjobs.iter().enumerate() {
+    for (i, (ct, tag)) in want.iter().enumerate() {
         let (mut ct, mut ad, mut tag) = (
-            want[i].0.clone(),
-            g.ad.clone(),
-            want[i].1[..g.tag_len].to_vec(),
+            ct.clone(),
+            batch.ads[i].clone(),
+            tag[..batch.tag_lens[i]].to_vec(),
         );
         let bit = spec.jobs[i].data_seed as usize;
-        match g.damage {
+        match batch.damage[i] {
             Damage::None => {}
             Damage::TagBit => {
                 let at = bit / 8 % tag.len();
@@ -1093,65 +983,17 @@ fn check_gcm(spec: &BatchSpec) {
         dads.push(ad);
         dtags.push(tag);
     }
-    let dec = run_gcm_all_paths(
-        &engine,
-        &batch,
-        spec,
-        &gjobs,
-        Op::Decrypt,
-        (&cts, &dads, &dtags),
-    );
-    for i in 0..n {
-        let len = msgs[i].len();
-        let buf = &dec.bufs[i];
-        if gjobs[i].damage == Damage::None {
-            assert_eq!(dec.results[i], Ok(len), "{}: result", ctx(i));
-            assert!(buf[..len] == msgs[i][..], "{}: plaintext", ctx(i));
-        } else {
-            assert_eq!(
-                dec.results[i],
-                Err(comb::Error::AuthenticationFailed),
-                "{}: result",
-                ctx(i)
-            );
-            assert!(
-                buf[..len].iter().all(|&b| b == 0),
-                "{}: output not zeroed after a failed verification",
-                ctx(i)
-            );
-        }
-        assert!(
-            buf[len..].iter().all(|&b| b == SENTINEL),
-            "{}: wrote past the output",
-            ctx(i)
-        );
-        assert!(
-            dec.tags[i].iter().all(|&b| b == SENTINEL),
-            "{}: decryption wrote into a tag buffer",
-            ctx(i)
-        );
-    }
-
-    // Round trip through the batch path, in place and out of place swapped.
-    let mut swapped = spec.clone();
-    for j in &mut swapped.jobs {
-        j.in_place = !j.in_place;
-    }
-    let own: Vec<Vec<u8>> = (0..n)
-        .map(|i| enc.bufs[i][..msgs[i].len()].to_vec())
+    let expect: Vec<Expect> = (0..n)
+        .map(|i| {
+            let out = (batch.damage[i] == Damage::None).then(|| batch.msgs[i].clone());
+            Expect::decrypted(out, batch.msgs[i].len(), Error::AuthenticationFailed)
+        })
         .collect();
-    let back = run_gcm_path(
-        &engine,
-        &batch,
-        &swapped,
-        &gjobs,
-        Op::Decrypt,
-        (&own, &ads, &enc.tags),
-        PathKind::Batch,
-    );
-    for (i, m) in msgs.iter().enumerate() {
-        let len = m.len();
-        assert_eq!(back.results[i], Ok(len), "{}: round trip", ctx(i));
-        assert!(back.bufs[i][..len] == m[..], "{}: round trip", ctx(i));
-    }
+    let damaged = Inputs {
+        data: &cts,
+        ads: &dads,
+        tags: &dtags,
+    };
+    check_direction(run, Op::Decrypt, damaged, &expect);
+    enc
 }

@@ -8,267 +8,180 @@
 mod common;
 
 use comb::gf128::gf_mul;
-use comb::{AesKey, Algorithm, Data, Error, Job, JobResult, Op, Tag};
-use common::{bytes, engines, reference_gcm, unhex};
+use comb::{AesKey, Algorithm, Engine, Error, Job, JobResult, Op, Tag};
+use common::{
+    bytes, engines, reference_gcm, run_jobs, unhex, Hold, JobDesc, PathKind, TagDesc, FILL,
+};
 
 const GCM: Algorithm = Algorithm::AesGcm;
 
-/// One test case of the GCM specification (hex).
-struct Spec {
-    case: usize,
-    key: &'static str,
+/// The inputs of a test case of the GCM specification (hex).
+struct Input {
+    /// The all-zero key, or [`KEY`].
+    zero_key: bool,
     iv: &'static str,
     ad: &'static str,
     pt: &'static str,
-    ct: &'static str,
-    tag: &'static str,
 }
 
-/// The GCM specification's Appendix B, test cases 1–18 (public known answers).
-const SPEC: &[Spec] = &[
-    Spec {
-        case: 1,
-        key: "00000000000000000000000000000000",
+/// Test case 3's plaintext (64 bytes).
+const PT64: &str = concat!(
+    "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
+    "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
+);
+/// Its first 60 bytes: the plaintext of test cases 4–6.
+const PT60: &str = PT64.split_at(120).0;
+/// The AD of test cases 4–6.
+const AD: &str = "feedfacedeadbeeffeedfacedeadbeefabaddad2";
+
+/// The GCM specification's Appendix B, the inputs of test cases 1–6; cases 7–12 and 13–18
+/// repeat them with 192- and 256-bit keys.
+const INPUTS: [Input; 6] = [
+    Input {
+        zero_key: true,
         iv: "000000000000000000000000",
         ad: "",
         pt: "",
-        ct: "",
-        tag: "58e2fccefa7e3061367f1d57a4e7455a",
     },
-    Spec {
-        case: 2,
-        key: "00000000000000000000000000000000",
+    Input {
+        zero_key: true,
         iv: "000000000000000000000000",
         ad: "",
         pt: "00000000000000000000000000000000",
-        ct: "0388dace60b6a392f328c2b971b2fe78",
-        tag: "ab6e47d42cec13bdf53a67b21257bddf",
     },
-    Spec {
-        case: 3,
-        key: "feffe9928665731c6d6a8f9467308308",
+    Input {
+        zero_key: false,
         iv: "cafebabefacedbaddecaf888",
         ad: "",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
+        pt: PT64,
+    },
+    Input {
+        zero_key: false,
+        iv: "cafebabefacedbaddecaf888",
+        ad: AD,
+        pt: PT60,
+    },
+    Input {
+        zero_key: false,
+        iv: "cafebabefacedbad",
+        ad: AD,
+        pt: PT60,
+    },
+    Input {
+        zero_key: false,
+        iv: concat!(
+            "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728",
+            "c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b"
         ),
-        ct: concat!(
+        ad: AD,
+        pt: PT60,
+    },
+];
+
+/// The non-zero key of the specification's cases, cut to the key size.
+const KEY: &str = "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308";
+
+/// The known answers of test cases 1–18 (public): ciphertext and tag.
+const ANSWERS: [(&str, &str); 18] = [
+    ("", "58e2fccefa7e3061367f1d57a4e7455a"),
+    (
+        "0388dace60b6a392f328c2b971b2fe78",
+        "ab6e47d42cec13bdf53a67b21257bddf",
+    ),
+    (
+        concat!(
             "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e",
             "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985"
         ),
-        tag: "4d5c2af327cd64a62cf35abd2ba6fab4",
-    },
-    Spec {
-        case: 4,
-        key: "feffe9928665731c6d6a8f9467308308",
-        iv: "cafebabefacedbaddecaf888",
-        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
-        ),
-        ct: concat!(
+        "4d5c2af327cd64a62cf35abd2ba6fab4",
+    ),
+    (
+        concat!(
             "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e",
             "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091"
         ),
-        tag: "5bc94fbc3221a5db94fae95ae7121a47",
-    },
-    Spec {
-        case: 5,
-        key: "feffe9928665731c6d6a8f9467308308",
-        iv: "cafebabefacedbad",
-        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
-        ),
-        ct: concat!(
+        "5bc94fbc3221a5db94fae95ae7121a47",
+    ),
+    (
+        concat!(
             "61353b4c2806934a777ff51fa22a4755699b2a714fcdc6f83766e5f97b6c7423",
             "73806900e49f24b22b097544d4896b424989b5e1ebac0f07c23f4598"
         ),
-        tag: "3612d2e79e3b0785561be14aaca2fccb",
-    },
-    Spec {
-        case: 6,
-        key: "feffe9928665731c6d6a8f9467308308",
-        iv: concat!(
-            "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728",
-            "c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b"
-        ),
-        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
-        ),
-        ct: concat!(
+        "3612d2e79e3b0785561be14aaca2fccb",
+    ),
+    (
+        concat!(
             "8ce24998625615b603a033aca13fb894be9112a5c3a211a8ba262a3cca7e2ca7",
             "01e4a9a4fba43c90ccdcb281d48c7c6fd62875d2aca417034c34aee5"
         ),
-        tag: "619cc5aefffe0bfa462af43c1699d050",
-    },
-    Spec {
-        case: 7,
-        key: "000000000000000000000000000000000000000000000000",
-        iv: "000000000000000000000000",
-        ad: "",
-        pt: "",
-        ct: "",
-        tag: "cd33b28ac773f74ba00ed1f312572435",
-    },
-    Spec {
-        case: 8,
-        key: "000000000000000000000000000000000000000000000000",
-        iv: "000000000000000000000000",
-        ad: "",
-        pt: "00000000000000000000000000000000",
-        ct: "98e7247c07f0fe411c267e4384b0f600",
-        tag: "2ff58d80033927ab8ef4d4587514f0fb",
-    },
-    Spec {
-        case: 9,
-        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c",
-        iv: "cafebabefacedbaddecaf888",
-        ad: "",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
-        ),
-        ct: concat!(
+        "619cc5aefffe0bfa462af43c1699d050",
+    ),
+    ("", "cd33b28ac773f74ba00ed1f312572435"),
+    (
+        "98e7247c07f0fe411c267e4384b0f600",
+        "2ff58d80033927ab8ef4d4587514f0fb",
+    ),
+    (
+        concat!(
             "3980ca0b3c00e841eb06fac4872a2757859e1ceaa6efd984628593b40ca1e19c",
             "7d773d00c144c525ac619d18c84a3f4718e2448b2fe324d9ccda2710acade256"
         ),
-        tag: "9924a7c8587336bfb118024db8674a14",
-    },
-    Spec {
-        case: 10,
-        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c",
-        iv: "cafebabefacedbaddecaf888",
-        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
-        ),
-        ct: concat!(
+        "9924a7c8587336bfb118024db8674a14",
+    ),
+    (
+        concat!(
             "3980ca0b3c00e841eb06fac4872a2757859e1ceaa6efd984628593b40ca1e19c",
             "7d773d00c144c525ac619d18c84a3f4718e2448b2fe324d9ccda2710"
         ),
-        tag: "2519498e80f1478f37ba55bd6d27618c",
-    },
-    Spec {
-        case: 11,
-        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c",
-        iv: "cafebabefacedbad",
-        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
-        ),
-        ct: concat!(
+        "2519498e80f1478f37ba55bd6d27618c",
+    ),
+    (
+        concat!(
             "0f10f599ae14a154ed24b36e25324db8c566632ef2bbb34f8347280fc4507057",
             "fddc29df9a471f75c66541d4d4dad1c9e93a19a58e8b473fa0f062f7"
         ),
-        tag: "65dcc57fcf623a24094fcca40d3533f8",
-    },
-    Spec {
-        case: 12,
-        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c",
-        iv: concat!(
-            "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728",
-            "c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b"
-        ),
-        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
-        ),
-        ct: concat!(
+        "65dcc57fcf623a24094fcca40d3533f8",
+    ),
+    (
+        concat!(
             "d27e88681ce3243c4830165a8fdcf9ff1de9a1d8e6b447ef6ef7b79828666e45",
             "81e79012af34ddd9e2f037589b292db3e67c036745fa22e7e9b7373b"
         ),
-        tag: "dcf566ff291c25bbb8568fc3d376a6d9",
-    },
-    Spec {
-        case: 13,
-        key: "0000000000000000000000000000000000000000000000000000000000000000",
-        iv: "000000000000000000000000",
-        ad: "",
-        pt: "",
-        ct: "",
-        tag: "530f8afbc74536b9a963b4f1c4cb738b",
-    },
-    Spec {
-        case: 14,
-        key: "0000000000000000000000000000000000000000000000000000000000000000",
-        iv: "000000000000000000000000",
-        ad: "",
-        pt: "00000000000000000000000000000000",
-        ct: "cea7403d4d606b6e074ec5d3baf39d18",
-        tag: "d0d1c8a799996bf0265b98b5d48ab919",
-    },
-    Spec {
-        case: 15,
-        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
-        iv: "cafebabefacedbaddecaf888",
-        ad: "",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255"
-        ),
-        ct: concat!(
+        "dcf566ff291c25bbb8568fc3d376a6d9",
+    ),
+    ("", "530f8afbc74536b9a963b4f1c4cb738b"),
+    (
+        "cea7403d4d606b6e074ec5d3baf39d18",
+        "d0d1c8a799996bf0265b98b5d48ab919",
+    ),
+    (
+        concat!(
             "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa",
             "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662898015ad"
         ),
-        tag: "b094dac5d93471bdec1a502270e3cc6c",
-    },
-    Spec {
-        case: 16,
-        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
-        iv: "cafebabefacedbaddecaf888",
-        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
-        ),
-        ct: concat!(
+        "b094dac5d93471bdec1a502270e3cc6c",
+    ),
+    (
+        concat!(
             "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa",
             "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662"
         ),
-        tag: "76fc6ece0f4e1768cddf8853bb2d551b",
-    },
-    Spec {
-        case: 17,
-        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
-        iv: "cafebabefacedbad",
-        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
-        ),
-        ct: concat!(
+        "76fc6ece0f4e1768cddf8853bb2d551b",
+    ),
+    (
+        concat!(
             "c3762df1ca787d32ae47c13bf19844cbaf1ae14d0b976afac52ff7d79bba9de0",
             "feb582d33934a4f0954cc2363bc73f7862ac430e64abe499f47c9b1f"
         ),
-        tag: "3a337dbf46a792c45e454913fe2ea8f2",
-    },
-    Spec {
-        case: 18,
-        key: "feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308",
-        iv: concat!(
-            "9313225df88406e555909c5aff5269aa6a7a9538534f7da1e4c303d2a318a728",
-            "c3c0c95156809539fcf0e2429a6b525416aedbf5a0de6a57a637b39b"
-        ),
-        ad: "feedfacedeadbeeffeedfacedeadbeefabaddad2",
-        pt: concat!(
-            "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72",
-            "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39"
-        ),
-        ct: concat!(
+        "3a337dbf46a792c45e454913fe2ea8f2",
+    ),
+    (
+        concat!(
             "5a8def2f0c9e53f1f75d7853659e2a20eeb2b22aafde6419a058ab4f6f746bf4",
             "0fc0c3b780f244452da3ebf1c5d82cdea2418997200ef82e44ae7e3f"
         ),
-        tag: "a44a8266ee1c8eb0c8b5d4cf5ae9f19a",
-    },
+        "a44a8266ee1c8eb0c8b5d4cf5ae9f19a",
+    ),
 ];
 
 /// A decoded test case.
@@ -283,19 +196,55 @@ struct Case {
     tag: Vec<u8>,
 }
 
+impl Case {
+    /// This case's job in direction `op`: its plaintext (encryption) or ciphertext (decryption)
+    /// held as `hold` in a buffer with `room` bytes after the message, with its nonce and AD
+    /// and `tag`.
+    fn job<'a>(&'a self, op: Op, hold: Hold, room: usize, tag: TagDesc<'a>) -> JobDesc<'a> {
+        let input = match op {
+            Op::Encrypt => &self.pt,
+            Op::Decrypt => &self.ct,
+        };
+        JobDesc::new(&self.key, input, hold, input.len() + room)
+            .iv(&self.iv)
+            .ad(&self.ad)
+            .tag(tag)
+    }
+
+    /// [`Case::job`] without room, alone through the single path: its result, data buffer and
+    /// tag buffer.
+    fn run(
+        &self,
+        e: &Engine,
+        op: Op,
+        hold: Hold,
+        tag: TagDesc<'_>,
+    ) -> (JobResult, Vec<u8>, Vec<u8>) {
+        self.job(op, hold, 0, tag).run_one(e, GCM, op)
+    }
+}
+
 fn cases() -> Vec<Case> {
-    SPEC.iter()
-        .map(|s| {
-            let key_bytes = unhex(s.key);
+    ANSWERS
+        .iter()
+        .enumerate()
+        .map(|(i, (ct, tag))| {
+            let input = &INPUTS[i % 6];
+            let key_len = [16, 24, 32][i / 6];
+            let key_bytes = if input.zero_key {
+                vec![0; key_len]
+            } else {
+                unhex(&KEY[..2 * key_len])
+            };
             Case {
-                case: s.case,
+                case: i + 1,
                 key: AesKey::new(&key_bytes).unwrap(),
                 key_bytes,
-                iv: unhex(s.iv),
-                ad: unhex(s.ad),
-                pt: unhex(s.pt),
-                ct: unhex(s.ct),
-                tag: unhex(s.tag),
+                iv: unhex(input.iv),
+                ad: unhex(input.ad),
+                pt: unhex(input.pt),
+                ct: unhex(ct),
+                tag: unhex(tag),
             }
         })
         .collect()
@@ -332,79 +281,24 @@ fn spec_cases_single_path() {
     for e in engines(None) {
         for c in cases() {
             let what = format!("case {} ({})", c.case, e.backend());
-            let mut out = vec![0xA5; c.pt.len()];
-            let mut tag = [0u8; 16];
-            let r = e.process_one(
-                GCM,
-                Op::Encrypt,
-                Job::copy(&c.key, &c.pt, &mut out)
-                    .with_iv(&c.iv)
-                    .with_ad(&c.ad)
-                    .with_tag(Tag::Out(&mut tag)),
-            );
-            assert_eq!(r, Ok(c.pt.len()), "{what}");
-            assert_eq!(out, c.ct, "{what}: ciphertext");
-            assert_eq!(tag.to_vec(), c.tag, "{what}: tag");
-
-            let mut buf = c.pt.clone();
-            let mut tag = [0u8; 16];
-            let r = e.process_one(
-                GCM,
-                Op::Encrypt,
-                Job::in_place(&c.key, &mut buf)
-                    .with_iv(&c.iv)
-                    .with_ad(&c.ad)
-                    .with_tag(Tag::Out(&mut tag)),
-            );
-            assert_eq!(
-                (r, &buf, tag.to_vec()),
-                (Ok(c.pt.len()), &c.ct, c.tag.clone()),
-                "{what} in place"
-            );
-
-            for &n in Algorithm::AesGcm.allowed_tag_lens() {
-                let mut out = vec![0xA5; c.ct.len()];
-                let r = e.process_one(
-                    GCM,
-                    Op::Decrypt,
-                    Job::copy(&c.key, &c.ct, &mut out)
-                        .with_iv(&c.iv)
-                        .with_ad(&c.ad)
-                        .with_tag(Tag::In(&c.tag[..n])),
-                );
-                assert_eq!(r, Ok(c.pt.len()), "{what}: decrypt, {n}-byte tag");
+            let len = c.pt.len();
+            for hold in [Hold::Copy, Hold::InPlace] {
+                let what = format!("{what} {hold:?}");
+                let (r, out, tag) = c.run(&e, Op::Encrypt, hold, TagDesc::Out(16));
+                assert_eq!(r, Ok(len), "{what}");
+                assert_eq!(out, c.ct, "{what}: ciphertext");
+                assert_eq!(tag, c.tag, "{what}: tag");
+                let (r, out, _) = c.run(&e, Op::Decrypt, hold, TagDesc::In(&c.tag));
+                assert_eq!((r, out), (Ok(len), c.pt.clone()), "{what}: decrypt");
+            }
+            for &n in GCM.allowed_tag_lens() {
+                let (r, out, _) = c.run(&e, Op::Decrypt, Hold::Copy, TagDesc::In(&c.tag[..n]));
+                assert_eq!(r, Ok(len), "{what}: decrypt, {n}-byte tag");
                 assert_eq!(out, c.pt, "{what}: plaintext");
                 // Generation of the truncated tag gives its prefix.
-                let mut t = vec![0u8; n];
-                let mut scratch = c.pt.clone();
-                let r = e.process_one(
-                    GCM,
-                    Op::Encrypt,
-                    Job::in_place(&c.key, &mut scratch)
-                        .with_iv(&c.iv)
-                        .with_ad(&c.ad)
-                        .with_tag(Tag::Out(&mut t)),
-                );
-                assert_eq!(
-                    (r, &t[..]),
-                    (Ok(c.pt.len()), &c.tag[..n]),
-                    "{what}: {n}-byte tag"
-                );
+                let (r, _, t) = c.run(&e, Op::Encrypt, Hold::InPlace, TagDesc::Out(n));
+                assert_eq!((r, &t[..]), (Ok(len), &c.tag[..n]), "{what}: {n}-byte tag");
             }
-            let mut buf = c.ct.clone();
-            let r = e.process_one(
-                GCM,
-                Op::Decrypt,
-                Job::in_place(&c.key, &mut buf)
-                    .with_iv(&c.iv)
-                    .with_ad(&c.ad)
-                    .with_tag(Tag::In(&c.tag)),
-            );
-            assert_eq!(
-                (r, &buf),
-                (Ok(c.pt.len()), &c.pt),
-                "{what}: decrypt in place"
-            );
         }
     }
 }
@@ -418,7 +312,7 @@ fn assert_rejected(r: &JobResult, out: &[u8], len: usize, what: &str) {
         "{what}: output not zeroed"
     );
     assert!(
-        out[len..].iter().all(|&b| b == 0xA5),
+        out[len..].iter().all(|&b| b == FILL),
         "{what}: wrote past the message"
     );
 }
@@ -433,35 +327,18 @@ fn spec_cases_as_one_batch() {
         for e in engines(lanes) {
             let what = |c: &Case| format!("case {} ({}, lanes {lanes:?})", c.case, e.backend());
             // Encryption, odd cases in place.
-            let mut bufs: Vec<Vec<u8>> = cs
+            let descs: Vec<JobDesc<'_>> = cs
                 .iter()
                 .map(|c| {
-                    if c.case % 2 == 1 {
-                        c.pt.clone()
-                    } else {
-                        vec![0xA5; c.pt.len()]
-                    }
+                    let hold = Hold::alternating(c.case, Op::Encrypt);
+                    c.job(Op::Encrypt, hold, 0, TagDesc::Out(16))
                 })
                 .collect();
-            let mut tags = vec![[0u8; 16]; cs.len()];
-            let mut jobs: Vec<Job<'_>> = cs
-                .iter()
-                .zip(bufs.iter_mut().zip(tags.iter_mut()))
-                .map(|(c, (b, t))| {
-                    let j = if c.case % 2 == 1 {
-                        Job::in_place(&c.key, b)
-                    } else {
-                        Job::copy(&c.key, &c.pt, b)
-                    };
-                    j.with_iv(&c.iv).with_ad(&c.ad).with_tag(Tag::Out(t))
-                })
-                .collect();
-            let r = e.process(GCM, Op::Encrypt, &mut jobs);
-            drop(jobs);
+            let o = run_jobs(&e, GCM, Op::Encrypt, PathKind::Batch, &descs);
             for (i, c) in cs.iter().enumerate() {
-                assert_eq!(r[i], Ok(c.pt.len()), "{}", what(c));
-                assert_eq!(bufs[i], c.ct, "{}: ciphertext", what(c));
-                assert_eq!(tags[i].to_vec(), c.tag, "{}: tag", what(c));
+                assert_eq!(o.results[i], Ok(c.pt.len()), "{}", what(c));
+                assert_eq!(o.bufs[i], c.ct, "{}: ciphertext", what(c));
+                assert_eq!(o.tags[i], c.tag, "{}: tag", what(c));
             }
 
             // Decryption, even cases in place; every third job corrupted (tag, ciphertext or
@@ -486,40 +363,19 @@ fn spec_cases_as_one_batch() {
                     bad.push(this_bad);
                     inputs.push((ct, ad, tag));
                 }
-                let mut bufs: Vec<Vec<u8>> = cs
+                let descs: Vec<JobDesc<'_>> = cs
                     .iter()
                     .zip(&inputs)
-                    .map(|(c, (ct, _, _))| {
-                        let mut b = if c.case % 2 == 0 {
-                            ct.clone()
-                        } else {
-                            vec![0xA5; ct.len()]
-                        };
-                        b.extend_from_slice(&[0xA5; 5]);
-                        b
+                    .map(|(c, (ct, ad, tag))| {
+                        let hold = Hold::alternating(c.case, Op::Decrypt);
+                        JobDesc::new(&c.key, ct, hold, ct.len() + 5)
+                            .iv(&c.iv)
+                            .ad(ad)
+                            .tag(TagDesc::In(tag))
                     })
                     .collect();
-                let mut jobs: Vec<Job<'_>> = cs
-                    .iter()
-                    .zip(&inputs)
-                    .zip(bufs.iter_mut())
-                    .map(|((c, (ct, ad, tag)), b)| {
-                        let j = if c.case % 2 == 0 {
-                            Job::new(
-                                &c.key,
-                                Data::InPlace {
-                                    buf: b,
-                                    len: ct.len(),
-                                },
-                            )
-                        } else {
-                            Job::copy(&c.key, ct, b)
-                        };
-                        j.with_iv(&c.iv).with_ad(ad).with_tag(Tag::In(tag))
-                    })
-                    .collect();
-                let r = e.process(GCM, Op::Decrypt, &mut jobs);
-                drop(jobs);
+                let o = run_jobs(&e, GCM, Op::Decrypt, PathKind::Batch, &descs);
+                let (r, bufs) = (&o.results, &o.bufs);
                 for (i, c) in cs.iter().enumerate() {
                     let w = format!("{} corrupt={}", what(c), bad[i]);
                     if bad[i] {
@@ -527,7 +383,7 @@ fn spec_cases_as_one_batch() {
                     } else {
                         assert_eq!(r[i], Ok(c.pt.len()), "{w}");
                         assert_eq!(bufs[i][..c.pt.len()], c.pt[..], "{w}: plaintext");
-                        assert!(bufs[i][c.pt.len()..].iter().all(|&b| b == 0xA5), "{w}");
+                        assert!(bufs[i][c.pt.len()..].iter().all(|&b| b == FILL), "{w}");
                     }
                 }
             }
@@ -711,31 +567,12 @@ fn failed_verification_writes_no_plaintext() {
         for n in [16usize, 12, 8, 4] {
             let mut tag = c.tag[..n].to_vec();
             tag[n - 1] ^= 1;
-            let mut out = vec![0xA5; c.ct.len() + 3];
-            let r = e.process_one(
-                GCM,
-                Op::Decrypt,
-                Job::copy(&c.key, &c.ct, &mut out)
-                    .with_iv(&c.iv)
-                    .with_tag(Tag::In(&tag)),
-            );
-            assert_rejected(&r, &out, c.ct.len(), "copy");
-            let mut buf = c.ct.clone();
-            buf.extend_from_slice(&[0xA5; 3]);
-            let r = e.process_one(
-                GCM,
-                Op::Decrypt,
-                Job::new(
-                    &c.key,
-                    Data::InPlace {
-                        buf: &mut buf,
-                        len: c.ct.len(),
-                    },
-                )
-                .with_iv(&c.iv)
-                .with_tag(Tag::In(&tag)),
-            );
-            assert_rejected(&r, &buf, c.ct.len(), "in place");
+            for hold in [Hold::Copy, Hold::InPlace] {
+                let (r, out, _) =
+                    c.job(Op::Decrypt, hold, 3, TagDesc::In(&tag))
+                        .run_one(&e, GCM, Op::Decrypt);
+                assert_rejected(&r, &out, c.ct.len(), &format!("{hold:?}"));
+            }
         }
         // Wrong nonce, wrong key, wrong AD, truncated ciphertext: all rejected.
         let other_key = AesKey::new(&bytes(1, 16)).unwrap();
@@ -753,15 +590,11 @@ fn failed_verification_writes_no_plaintext() {
             ),
         ];
         for (i, (k, iv, ad, ct)) in variants.iter().enumerate() {
-            let mut out = vec![0xA5; ct.len()];
-            let r = e.process_one(
-                GCM,
-                Op::Decrypt,
-                Job::copy(k, ct, &mut out)
-                    .with_iv(iv)
-                    .with_ad(ad)
-                    .with_tag(Tag::In(&c.tag)),
-            );
+            let (r, out, _) = JobDesc::new(k, ct, Hold::Copy, ct.len())
+                .iv(iv)
+                .ad(ad)
+                .tag(TagDesc::In(&c.tag))
+                .run_one(&e, GCM, Op::Decrypt);
             assert_rejected(&r, &out, ct.len(), &format!("variant {i}"));
         }
     }

@@ -27,7 +27,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::{Aggregation, MulVariant, Powers};
+use super::{aggregate, Aggregation, MulVariant, Powers};
 use crate::block::Block;
 
 /// Proof that PCLMULQDQ, SSE2 and SSSE3 exist on this CPU. Zero-sized; only
@@ -225,25 +225,14 @@ fn update_impl<const KARA: bool>(
     blocks: &[Block],
     agg_by: Aggregation,
 ) {
-    let mut s = load_block(state);
-    let mut rest = blocks;
-    if agg_by == Aggregation::Eight {
-        let (eights, r) = rest.as_chunks::<8>();
-        for c in eights {
-            s = agg::<KARA, 8>(pow, s, c);
-        }
-        rest = r;
-    }
-    if agg_by != Aggregation::One {
-        let (fours, r) = rest.as_chunks::<4>();
-        for c in fours {
-            s = agg::<KARA, 4>(pow, s, c);
-        }
-        rest = r;
-    }
-    for b in rest {
-        s = agg::<KARA, 1>(pow, s, core::array::from_ref(b));
-    }
+    let s = aggregate(
+        load_block(state),
+        blocks,
+        agg_by,
+        |s, c| agg::<KARA, 8>(pow, s, c),
+        |s, c| agg::<KARA, 4>(pow, s, c),
+        |s, c| agg::<KARA, 1>(pow, s, c),
+    );
     store_block(state, s);
 }
 

@@ -144,6 +144,43 @@ pub enum Aggregation {
     Eight,
 }
 
+/// The schedule of [`Aggregation`], shared by every backend: hashes `blocks` into the state
+/// `s` in groups of 8 (`Eight`), then of 4 (`Eight`: at most one; `Four`: all), then one by
+/// one. `agg8`, `agg4` and `agg1` each hash one group with one reduction (a backend's kernel
+/// is generic over the group size: `|s, c| agg::<8>(pow, s, c)`, and so on).
+///
+/// Always inlined, so that each backend's loops are its own code: the closures, defined in
+/// a `#[target_feature]` function, inherit its features and inline into it.
+#[inline(always)]
+fn aggregate<S>(
+    mut s: S,
+    blocks: &[Block],
+    agg_by: Aggregation,
+    agg8: impl Fn(S, &[Block; 8]) -> S,
+    agg4: impl Fn(S, &[Block; 4]) -> S,
+    agg1: impl Fn(S, &[Block; 1]) -> S,
+) -> S {
+    let mut rest = blocks;
+    if agg_by == Aggregation::Eight {
+        let (eights, r) = rest.as_chunks::<8>();
+        for c in eights {
+            s = agg8(s, c);
+        }
+        rest = r;
+    }
+    if agg_by != Aggregation::One {
+        let (fours, r) = rest.as_chunks::<4>();
+        for c in fours {
+            s = agg4(s, c);
+        }
+        rest = r;
+    }
+    for b in rest {
+        s = agg1(s, core::array::from_ref(b));
+    }
+    s
+}
+
 /// The selected kernel, with the proof that the CPU runs it.
 #[derive(Clone, Copy, Debug)]
 enum Kernel {
@@ -417,6 +454,13 @@ mod tests {
 
     const AGGS: [Aggregation; 3] = [Aggregation::One, Aggregation::Four, Aggregation::Eight];
 
+    /// `data` hashed into the state `init` with `agg`.
+    fn hashed(k: &GhashKey, init: Block, data: &[u8], agg: Aggregation) -> Block {
+        let mut s = init;
+        k.ghash_update_with(&mut s, data, agg);
+        s
+    }
+
     #[test]
     fn reference_multiply_matches_spec_products() {
         // McGrew–Viega test case 2 X1 = C1·H, test case 3 X1, test case 4 X1 = A1·H.
@@ -552,12 +596,10 @@ mod tests {
             let want_init = ghash_ref(&h, &init, &data);
             for k in keys(&h) {
                 for agg in AGGS {
-                    let mut s = [0u8; 16];
-                    k.ghash_update_with(&mut s, &data, agg);
+                    let s = hashed(&k, [0; 16], &data, agg);
                     assert_eq!(s, want, "n={n} {:?} {agg:?}", k.backend());
                     if n % 5 == 0 {
-                        let mut s = init;
-                        k.ghash_update_with(&mut s, &data, agg);
+                        let s = hashed(&k, init, &data, agg);
                         assert_eq!(s, want_init, "n={n} {:?} {agg:?} init", k.backend());
                     }
                 }
@@ -574,13 +616,11 @@ mod tests {
                 for n in [1usize, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 64, 67] {
                     let data = rng.bytes(16 * n);
                     let init = rng.block();
-                    let mut one = init;
-                    for b in data.chunks(16) {
-                        k.ghash_update_with(&mut one, b, Aggregation::One);
-                    }
+                    let one = data
+                        .chunks(16)
+                        .fold(init, |s, b| hashed(&k, s, b, Aggregation::One));
                     for agg in [Aggregation::Four, Aggregation::Eight] {
-                        let mut s = init;
-                        k.ghash_update_with(&mut s, &data, agg);
+                        let s = hashed(&k, init, &data, agg);
                         assert_eq!(s, one, "n={n} {:?} {agg:?}", k.backend());
                     }
                 }

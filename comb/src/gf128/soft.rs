@@ -27,7 +27,7 @@
 //! reflected `x` ([`mulx`]), and reduction is a Montgomery-style division by `y^128`
 //! ([`reduce`]), so `reduce(clmul128(X, K_i)) = X·H^i` with no 1-bit product shift.
 
-use super::{Aggregation, Powers};
+use super::{aggregate, Aggregation, Powers};
 use crate::block::Block;
 
 /// The three "holes" masks: bits at positions ≡ r (mod 4).
@@ -142,25 +142,14 @@ fn agg<const N: usize>(pow: &Powers, s: u128, blocks: &[Block; N]) -> u128 {
 
 /// GHASH over whole blocks (the caller handles partial ones), `agg` blocks per reduction.
 pub(super) fn update(pow: &Powers, state: &mut Block, blocks: &[Block], agg_by: Aggregation) {
-    let mut s = u128::from_be_bytes(*state);
-    let mut rest = blocks;
-    if agg_by == Aggregation::Eight {
-        let (eights, r) = rest.as_chunks::<8>();
-        for c in eights {
-            s = agg::<8>(pow, s, c);
-        }
-        rest = r;
-    }
-    if agg_by != Aggregation::One {
-        let (fours, r) = rest.as_chunks::<4>();
-        for c in fours {
-            s = agg::<4>(pow, s, c);
-        }
-        rest = r;
-    }
-    for b in rest {
-        s = agg::<1>(pow, s, core::array::from_ref(b));
-    }
+    let s = aggregate(
+        u128::from_be_bytes(*state),
+        blocks,
+        agg_by,
+        |s, c| agg::<8>(pow, s, c),
+        |s, c| agg::<4>(pow, s, c),
+        |s, c| agg::<1>(pow, s, c),
+    );
     *state = s.to_be_bytes();
 }
 

@@ -18,7 +18,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::clmul::{self, ClmulToken, Wide};
-use super::{Aggregation, MulVariant, Powers};
+use super::{aggregate, Aggregation, MulVariant, Powers};
 use crate::block::Block;
 
 /// Proof that AVX2 and VPCLMULQDQ (and, through [`ClmulToken`], PCLMULQDQ, SSE2 and SSSE3)
@@ -101,24 +101,25 @@ fn fold(v: __m256i) -> __m128i {
     _mm_xor_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256::<1>(v))
 }
 
-/// `P` pairs of blocks (`2P` blocks), one reduction, with key pairs `desc[8 - 2P..]` —
-/// `(s ^ X_0)·H^2P + … + X_{2P-1}·H`.
+/// `N` blocks as `N / 2` pairs, one reduction, with key pairs `desc[8 - N..]` —
+/// `(s ^ X_0)·H^N + … + X_{N-1}·H`.
 #[inline]
 #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse2,ssse3")]
-fn agg2<const KARA: bool, const P: usize>(
+fn agg2<const KARA: bool, const N: usize>(
     pow: &Powers,
     s: __m128i,
-    pairs: &[[Block; 2]; P],
+    blocks: &[Block; N],
 ) -> __m128i {
-    const { assert!(P >= 1 && P <= 4) };
+    const { assert!(N >= 2 && N <= 8 && N.is_multiple_of(2)) };
     let z = _mm256_setzero_si256();
     let mut w = Wide2 {
         lo: z,
         mid: z,
         hi: z,
     };
-    let (kp, _) = pow.desc[8 - 2 * P..].as_chunks::<2>();
-    let (kkp, _) = pow.kk[8 - 2 * P..].as_chunks::<2>();
+    let (pairs, _) = blocks.as_chunks::<2>();
+    let (kp, _) = pow.desc[8 - N..].as_chunks::<2>();
+    let (kkp, _) = pow.kk[8 - N..].as_chunks::<2>();
     for (i, (b, (k, kk))) in pairs.iter().zip(kp.iter().zip(kkp)).enumerate() {
         let mut x = load_pair(b);
         if i == 0 {
@@ -140,26 +141,14 @@ fn update_impl<const KARA: bool>(
     blocks: &[Block],
     agg_by: Aggregation,
 ) {
-    let mut s = clmul::load_block(state);
-    let (pairs, single) = blocks.as_chunks::<2>();
-    let mut rest = pairs;
-    if agg_by == Aggregation::Eight {
-        let (eights, r) = rest.as_chunks::<4>();
-        for c in eights {
-            s = agg2::<KARA, 4>(pow, s, c);
-        }
-        rest = r;
-    }
-    if agg_by != Aggregation::One {
-        let (fours, r) = rest.as_chunks::<2>();
-        for c in fours {
-            s = agg2::<KARA, 2>(pow, s, c);
-        }
-        rest = r;
-    }
-    for b in rest.iter().flatten().chain(single) {
-        s = clmul::agg::<KARA, 1>(pow, s, core::array::from_ref(b));
-    }
+    let s = aggregate(
+        clmul::load_block(state),
+        blocks,
+        agg_by,
+        |s, c| agg2::<KARA, 8>(pow, s, c),
+        |s, c| agg2::<KARA, 4>(pow, s, c),
+        |s, c| clmul::agg::<KARA, 1>(pow, s, c),
+    );
     clmul::store_block(state, s);
 }
 

@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests: RustCrypto reference implementations of every
-//! algorithm, deterministic test bytes, and engine construction.
+//! algorithm, deterministic test bytes, engine construction, and jobs described by value
+//! (run on fresh buffers through any entry point).
 
 #![allow(dead_code)] // each test binary uses a different subset
 
@@ -8,7 +9,7 @@ use aes::cipher::{
     BlockCipherDecrypt, BlockCipherEncrypt, BlockModeDecrypt, BlockModeEncrypt, KeyInit, KeyIvInit,
     StreamCipher,
 };
-use comb::{Algorithm, Backend, CpuFeatures, Engine, Op};
+use comb::{AesKey, Algorithm, Backend, CpuFeatures, Data, Engine, Job, JobResult, Op, Tag};
 
 /// Runs `$body` with `$C` bound to the RustCrypto AES type for a key of `$key.len()` bytes.
 macro_rules! with_aes {
@@ -151,46 +152,47 @@ pub fn reference_cmac(key: &[u8], msg: &[u8]) -> [u8; 16] {
     })
 }
 
-/// Nonce lengths the AES-GCM reference ([`reference_gcm`]) takes: 12 and a spread of others
+/// Defines [`GCM_NONCE_LENS`] and [`reference_gcm`] from one list of `length: typenum`
 /// (RustCrypto's `AesGcm` fixes the nonce length in its type).
-pub const GCM_NONCE_LENS: &[usize] = &[1, 7, 8, 12, 13, 15, 16, 17, 24, 32, 60, 64, 128];
+macro_rules! gcm_reference {
+    ($($len:literal: $N:ident),* $(,)?) => {
+        /// Nonce lengths the AES-GCM reference ([`reference_gcm`]) takes: 12 and a spread of
+        /// others.
+        pub const GCM_NONCE_LENS: &[usize] = &[$($len),*];
 
-/// RustCrypto `aes-gcm`: the ciphertext and the full 16-byte tag of `pt` under `key`, `nonce`
-/// (a length of [`GCM_NONCE_LENS`]) and `ad`. A shorter tag is the first bytes of this one
-/// (SP 800-38D `MSB_t`).
-pub fn reference_gcm(key: &[u8], nonce: &[u8], ad: &[u8], pt: &[u8]) -> (Vec<u8>, [u8; 16]) {
-    use aes::cipher::consts::{U1, U12, U128, U13, U15, U16, U17, U24, U32, U60, U64, U7, U8};
-    use aes_gcm::aead::AeadInOut;
-    macro_rules! run {
-        ($C:ty, $N:ty) => {{
-            let c = <aes_gcm::AesGcm<$C, $N> as KeyInit>::new_from_slice(key).unwrap();
-            let n = <&aes_gcm::Nonce<$N>>::try_from(nonce).unwrap();
-            let mut buf = pt.to_vec();
-            let tag = c
-                .encrypt_inout_detached(n, ad, buf.as_mut_slice().into())
-                .expect("reference encryption");
-            let mut t = [0u8; 16];
-            t.copy_from_slice(&tag);
-            (buf, t)
-        }};
-    }
-    with_aes!(key, C => match nonce.len() {
-        1 => run!(C, U1),
-        7 => run!(C, U7),
-        8 => run!(C, U8),
-        12 => run!(C, U12),
-        13 => run!(C, U13),
-        15 => run!(C, U15),
-        16 => run!(C, U16),
-        17 => run!(C, U17),
-        24 => run!(C, U24),
-        32 => run!(C, U32),
-        60 => run!(C, U60),
-        64 => run!(C, U64),
-        128 => run!(C, U128),
-        n => panic!("reference_gcm: no nonce type for {n} bytes"),
-    })
+        /// RustCrypto `aes-gcm`: the ciphertext and the full 16-byte tag of `pt` under `key`,
+        /// `nonce` (a length of [`GCM_NONCE_LENS`]) and `ad`. A shorter tag is the first bytes
+        /// of this one (SP 800-38D `MSB_t`).
+        pub fn reference_gcm(
+            key: &[u8],
+            nonce: &[u8],
+            ad: &[u8],
+            pt: &[u8],
+        ) -> (Vec<u8>, [u8; 16]) {
+            use aes::cipher::consts::{$($N),*};
+            use aes_gcm::aead::AeadInOut;
+            with_aes!(key, C => match nonce.len() {
+                $($len => {
+                    let c = <aes_gcm::AesGcm<C, $N> as KeyInit>::new_from_slice(key).unwrap();
+                    let n = <&aes_gcm::Nonce<$N>>::try_from(nonce).unwrap();
+                    let mut buf = pt.to_vec();
+                    let tag = c
+                        .encrypt_inout_detached(n, ad, buf.as_mut_slice().into())
+                        .expect("reference encryption");
+                    let mut t = [0u8; 16];
+                    t.copy_from_slice(&tag);
+                    (buf, t)
+                })*
+                n => panic!("reference_gcm: no nonce type for {n} bytes"),
+            })
+        }
+    };
 }
+
+gcm_reference!(
+    1: U1, 7: U7, 8: U8, 12: U12, 13: U13, 15: U15, 16: U16, 17: U17, 24: U24, 32: U32, 60: U60,
+    64: U64, 128: U128,
+);
 
 /// CBC without padding, for building ciphertexts with chosen (bad) padding.
 pub fn cbc_raw_encrypt(key: &[u8], iv: &[u8], input: &[u8]) -> Vec<u8> {
@@ -229,3 +231,185 @@ pub fn engines(lanes: Option<usize>) -> Vec<Engine> {
 }
 
 pub const OPS: [Op; 2] = [Op::Encrypt, Op::Decrypt];
+
+// ---------------------------------------------------------------------------------------
+// Jobs by value
+
+/// Filler of the buffers a test hands the library: output buffers, the room after a message,
+/// tag buffers. Bytes a job may not write must still hold it afterwards.
+pub const FILL: u8 = 0xA5;
+
+/// How a job holds its data (the [`Data`] variants).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hold {
+    /// `Data::InPlace`: the message is the start of the buffer.
+    InPlace,
+    /// `Data::Copy`: the message is read, the output buffer written.
+    Copy,
+    /// `Data::Input`: the message only (MACs); the buffer is not given to the job.
+    Input,
+}
+
+impl Hold {
+    /// The holds of a batch that mixes both: in place for even `id`s when decrypting and odd
+    /// ones when encrypting, copied otherwise.
+    pub fn alternating(id: usize, op: Op) -> Hold {
+        if id.is_multiple_of(2) == (op == Op::Decrypt) {
+            Hold::InPlace
+        } else {
+            Hold::Copy
+        }
+    }
+}
+
+/// A job's tag, by value.
+#[derive(Clone, Copy, Debug)]
+pub enum TagDesc<'a> {
+    /// No tag.
+    None,
+    /// A tag to verify.
+    In(&'a [u8]),
+    /// A tag of this many bytes to generate.
+    Out(usize),
+}
+
+/// A job by value: [`run_jobs`] makes its buffers and runs it. The data buffer is `buf_len`
+/// bytes: in place, the message followed by [`FILL`]; otherwise [`FILL`] only. A tag buffer
+/// (as long as the tag) holds [`FILL`].
+#[derive(Clone, Copy, Debug)]
+pub struct JobDesc<'a> {
+    pub key: &'a AesKey,
+    pub input: &'a [u8],
+    pub hold: Hold,
+    pub buf_len: usize,
+    pub iv: &'a [u8],
+    pub ad: &'a [u8],
+    pub tag: TagDesc<'a>,
+}
+
+impl<'a> JobDesc<'a> {
+    /// `input` held as `hold` in a buffer of `buf_len` bytes; no IV, AD or tag.
+    pub fn new(key: &'a AesKey, input: &'a [u8], hold: Hold, buf_len: usize) -> JobDesc<'a> {
+        assert!(
+            hold != Hold::InPlace || buf_len >= input.len(),
+            "room for the message"
+        );
+        JobDesc {
+            key,
+            input,
+            hold,
+            buf_len,
+            iv: &[],
+            ad: &[],
+            tag: TagDesc::None,
+        }
+    }
+
+    pub fn iv(self, iv: &'a [u8]) -> JobDesc<'a> {
+        JobDesc { iv, ..self }
+    }
+
+    pub fn ad(self, ad: &'a [u8]) -> JobDesc<'a> {
+        JobDesc { ad, ..self }
+    }
+
+    pub fn tag(self, tag: TagDesc<'a>) -> JobDesc<'a> {
+        JobDesc { tag, ..self }
+    }
+
+    /// The data buffer as the job gets it.
+    pub fn initial_buf(&self) -> Vec<u8> {
+        let mut b = match self.hold {
+            Hold::InPlace => self.input.to_vec(),
+            Hold::Copy | Hold::Input => Vec::new(),
+        };
+        b.resize(self.buf_len, FILL);
+        b
+    }
+
+    /// The tag buffer as the job gets it (empty without a tag).
+    pub fn initial_tag(&self) -> Vec<u8> {
+        match self.tag {
+            TagDesc::None => Vec::new(),
+            TagDesc::In(t) => vec![FILL; t.len()],
+            TagDesc::Out(n) => vec![FILL; n],
+        }
+    }
+
+    /// This job alone through `process_one`: its result, data buffer and tag buffer.
+    pub fn run_one(
+        &self,
+        engine: &Engine,
+        alg: Algorithm,
+        op: Op,
+    ) -> (JobResult, Vec<u8>, Vec<u8>) {
+        let mut o = run_jobs(engine, alg, op, PathKind::One, core::slice::from_ref(self));
+        (o.results.remove(0), o.bufs.remove(0), o.tags.remove(0))
+    }
+}
+
+/// Which entry point runs the jobs: `process`, `process_sequential`, or `process_one` per job.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PathKind {
+    Batch,
+    Sequential,
+    One,
+}
+
+/// Results, data buffers and tag buffers of a run, per job.
+pub struct Outcome {
+    pub results: Vec<JobResult>,
+    pub bufs: Vec<Vec<u8>>,
+    pub tags: Vec<Vec<u8>>,
+}
+
+/// Runs `descs` (all `alg`/`op`) through `path` on fresh buffers.
+pub fn run_jobs(
+    engine: &Engine,
+    alg: Algorithm,
+    op: Op,
+    path: PathKind,
+    descs: &[JobDesc<'_>],
+) -> Outcome {
+    let mut bufs: Vec<Vec<u8>> = descs.iter().map(JobDesc::initial_buf).collect();
+    let mut tags: Vec<Vec<u8>> = descs.iter().map(JobDesc::initial_tag).collect();
+    let mut jobs: Vec<Job<'_>> = descs
+        .iter()
+        .zip(bufs.iter_mut().zip(tags.iter_mut()))
+        .map(|(d, (buf, tag))| {
+            let data = match d.hold {
+                Hold::InPlace => Data::InPlace {
+                    buf,
+                    len: d.input.len(),
+                },
+                Hold::Copy => Data::Copy {
+                    input: d.input,
+                    output: buf,
+                },
+                Hold::Input => Data::Input(d.input),
+            };
+            let tag = match d.tag {
+                TagDesc::None => Tag::None,
+                TagDesc::In(t) => Tag::In(t),
+                TagDesc::Out(_) => Tag::Out(tag),
+            };
+            Job::new(d.key, data)
+                .with_iv(d.iv)
+                .with_ad(d.ad)
+                .with_tag(tag)
+        })
+        .collect();
+    let results = match path {
+        PathKind::Batch => engine.process(alg, op, &mut jobs),
+        PathKind::Sequential => engine.process_sequential(alg, op, &mut jobs),
+        PathKind::One => jobs
+            .into_iter()
+            .map(|j| engine.process_one(alg, op, j))
+            .collect(),
+    };
+    Outcome {
+        results,
+        bufs,
+        tags,
+    }
+}
