@@ -239,7 +239,10 @@ impl Algorithm {
     pub fn output_len(self, op: Op, len: usize) -> usize {
         match (self, op) {
             (Algorithm::AesCmac, _) => 0,
-            (Algorithm::AesCbcPkcs7, Op::Encrypt) => (len / 16 + 1) * 16,
+            // Saturating: for `len` within 16 of `usize::MAX` no buffer can hold the
+            // output, and validation reports `OutputTooShort` (found by fuzzing: the plain
+            // product overflowed, a panic wherever overflow checks are on).
+            (Algorithm::AesCbcPkcs7, Op::Encrypt) => (len / 16 + 1).saturating_mul(16),
             _ => len,
         }
     }

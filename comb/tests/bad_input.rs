@@ -1495,3 +1495,43 @@ fn huge_copy_input(len: usize) {
     // SAFETY: exactly the mapping made above; `input` is not used after this.
     unsafe { libc::munmap(p, len) };
 }
+
+/// A declared length near `usize::MAX` is an ordinary validation error on every path and
+/// every algorithm (found by fuzzing: PKCS#7's output length `(len / 16 + 1) * 16`
+/// overflowed, a panic where overflow checks are on). The input is never touched: the buffer
+/// is 9 bytes.
+#[test]
+fn declared_length_near_usize_max_is_an_error_not_an_overflow() {
+    let key = AesKey::new(&bytes(1, 16)).unwrap();
+    for e in engines(Some(4)) {
+        for &alg in Algorithm::ALL {
+            for op in OPS {
+                for len in [usize::MAX, usize::MAX - 15, usize::MAX - 16, usize::MAX / 2] {
+                    let mut buf = [0u8; 9];
+                    let mut tag = [0u8; 16];
+                    let iv = vec![0u8; alg.iv_len()];
+                    let mut job = Job::new(&key, Data::InPlace { buf: &mut buf, len });
+                    if alg.iv_len() > 0 {
+                        job = job.with_iv(&iv);
+                    }
+                    if alg.tag_lens().is_some() {
+                        job = job.with_tag(match op {
+                            Op::Encrypt => Tag::Out(&mut tag),
+                            Op::Decrypt => Tag::In(&[0u8; 16]),
+                        });
+                    }
+                    let r = e.process(alg, op, &mut [job]);
+                    assert!(
+                        matches!(
+                            r[..],
+                            [Err(
+                                Error::OutputTooShort { .. } | Error::MessageTooLong { .. }
+                            )]
+                        ),
+                        "{alg} {op} len {len}: {r:?}"
+                    );
+                }
+            }
+        }
+    }
+}
