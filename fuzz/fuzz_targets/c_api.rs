@@ -153,7 +153,8 @@ fn region(u: &mut Unstructured<'_>, a: &mut Alloc, len: usize, earlier: &[R]) ->
                     let r = earlier.iter().filter(|r| matches!(r.p, P::At(_))).nth(k);
                     match r {
                         Some(R { p: P::At(s), len }) => {
-                            (s + int(u, 0, (*len).max(1))).min(ARENA - 1)
+                            // (`len` may be a wrapping or huge length: stay in the arena.)
+                            (s + int(u, 0, (*len).clamp(1, ARENA))).min(ARENA - 1)
                         }
                         _ => 0,
                     }
