@@ -55,6 +55,7 @@ mod ipsec_mb {
             .allowlist_type("IMB_CIPHER_DIRECTION")
             .allowlist_type("IMB_HASH_ALG")
             .allowlist_type("IMB_CHAIN_ORDER")
+            .allowlist_type("gcm_key_data")
             .allowlist_var("IMB_FEATURE_.*")
             .allowlist_var("IMB_CPUFLAGS_.*")
             // Enums as plain integer constants: job fields written by C are read back from Rust,

@@ -18,7 +18,18 @@ pub(crate) enum Alg {
     Cfb128,
     Ofb,
     Cmac,
+    /// AES-GCM with a 12-byte nonce (the first 12 bytes of the 16-byte IV), no associated
+    /// data, a 16-byte tag; output = ciphertext ‖ tag. Encryption only.
+    Gcm,
+    /// AES-CCM (SP 800-38C) with a 12-byte nonce (the first 12 bytes of the IV), no
+    /// associated data, a 16-byte tag; output = ciphertext ‖ tag. Encryption only.
+    Ccm,
 }
+
+/// Nonce length of the AEAD anchors' GCM and CCM (RFC 5116's recommended 12 bytes).
+pub(crate) const AEAD_NONCE: usize = 12;
+/// Tag length of the AEAD anchors.
+pub(crate) const AEAD_TAG: usize = 16;
 
 impl Alg {
     /// Parses an algorithm ID ("aes-ecb", …).
@@ -31,10 +42,12 @@ impl Alg {
             "aes-cfb128" => Self::Cfb128,
             "aes-ofb" => Self::Ofb,
             "aes-cmac" => Self::Cmac,
+            "aes-gcm" => Self::Gcm,
+            "aes-ccm" => Self::Ccm,
             other => {
                 return Err(format!(
                     "unknown algorithm {other:?}; known: aes-ecb, aes-cbc, aes-cbc-pkcs7, \
-                     aes-ctr, aes-cfb128, aes-ofb, aes-cmac"
+                     aes-ctr, aes-cfb128, aes-ofb, aes-cmac, aes-gcm, aes-ccm"
                 ))
             }
         })
@@ -111,6 +124,7 @@ impl Batch {
                 }
                 Alg::Ctr | Alg::Cfb128 | Alg::Ofb => n,
                 Alg::Cmac => BLOCK,
+                Alg::Gcm | Alg::Ccm => n + AEAD_TAG,
             };
             let k = *index.entry(m.key).or_insert_with(|| {
                 distinct.push(m.key);

@@ -6,7 +6,9 @@ use std::sync::OnceLock;
 
 use zeroize::Zeroize;
 
-use crate::common::{not_prepared, supported_alg, unsupported, Alg, Batch, BLOCK};
+use crate::common::{
+    not_prepared, supported_alg, unsupported, Alg, Batch, AEAD_NONCE, AEAD_TAG, BLOCK,
+};
 use crate::{Anchor, Msg};
 
 #[allow(
@@ -42,6 +44,8 @@ struct KeySched {
     k1: [u8; BLOCK],
     k2: [u8; BLOCK],
     key_len: u64,
+    /// AES-GCM: the library's expanded key and GHASH key powers (`IMB_AESxxx_GCM_PRE`).
+    gcm: Option<Box<sys::gcm_key_data>>,
 }
 
 impl Drop for KeySched {
@@ -50,6 +54,11 @@ impl Drop for KeySched {
         self.dec.zeroize();
         self.k1.zeroize();
         self.k2.zeroize();
+        if let Some(g) = &mut self.gcm {
+            // SAFETY: gcm_key_data is plain bytes (arrays of u8 in unions); writing zeros over
+            // the whole value leaves a valid (all-zero) value.
+            unsafe { core::ptr::write_bytes(&mut **g as *mut sys::gcm_key_data, 0, 1) };
+        }
     }
 }
 
@@ -175,15 +184,37 @@ impl IpsecMb {
         })
     }
 
-    /// Expands `key` with the manager's key-expansion (and for CMAC subkey) functions.
-    fn expand(&self, key: &[u8], cmac: bool) -> Result<KeySched, String> {
+    /// Expands `key` with the manager's key-expansion (and for CMAC subkey, for GCM
+    /// GHASH-key) functions.
+    fn expand(&self, key: &[u8], alg: Alg) -> Result<KeySched, String> {
+        let cmac = alg == Alg::Cmac;
         let mut ks = KeySched {
             enc: [0; 15 * BLOCK],
             dec: [0; 15 * BLOCK],
             k1: [0; BLOCK],
             k2: [0; BLOCK],
             key_len: key.len() as u64,
+            gcm: None,
         };
+        if alg == Alg::Gcm {
+            let m = self.mgr.0.as_ptr();
+            // SAFETY: live, initialised manager: reading its function-pointer table.
+            let pre = unsafe {
+                match key.len() {
+                    16 => (*m).gcm128_pre,
+                    24 => (*m).gcm192_pre,
+                    _ => (*m).gcm256_pre,
+                }
+            }
+            .ok_or_else(|| format!("{NAME}: the manager lacks AES-GCM key setup"))?;
+            // SAFETY: gcm_key_data is plain bytes; all-zero is a valid value to be overwritten.
+            let mut g: Box<sys::gcm_key_data> = Box::new(unsafe { core::mem::zeroed() });
+            // SAFETY: `key` holds key_len bytes (16/24/32, matching the function chosen); `g` is
+            // a writable, properly aligned gcm_key_data (Box honours the type's alignment).
+            unsafe { pre(key.as_ptr().cast(), &mut *g) };
+            ks.gcm = Some(g);
+            return Ok(ks);
+        }
         let m = self.mgr.0.as_ptr();
         // SAFETY: live, initialised manager: reading its function-pointer table.
         let (exp128, exp192, exp256, sub128, sub256) = unsafe {
@@ -253,7 +284,7 @@ impl Anchor for IpsecMb {
     fn supports(&self, alg: &str, encrypt: bool) -> bool {
         match Alg::parse(alg) {
             Ok(Alg::Ecb | Alg::Cbc | Alg::Ctr) => true,
-            Ok(Alg::Cmac) => encrypt,
+            Ok(Alg::Cmac | Alg::Gcm | Alg::Ccm) => encrypt,
             _ => false,
         }
     }
@@ -264,7 +295,7 @@ impl Anchor for IpsecMb {
         let (batch, distinct) = Batch::new(alg, encrypt, msgs)?;
         let keys = distinct
             .iter()
-            .map(|k| self.expand(k, alg == Alg::Cmac))
+            .map(|k| self.expand(k, alg))
             .collect::<Result<Vec<_>, _>>()?;
         let mut jobs = Vec::with_capacity(msgs.len());
         for (i, input) in batch.inputs.iter().enumerate() {
@@ -318,6 +349,19 @@ impl Anchor for IpsecMb {
                         len,
                     });
                 }
+                Alg::Gcm | Alg::Ccm => {
+                    if alg == Alg::Ccm && len > MAX_JOB_LEN {
+                        return Err(format!(
+                            "{NAME}: message {i}: AES-CCM jobs are limited to {MAX_JOB_LEN} \
+                             bytes, got {len}"
+                        ));
+                    }
+                    jobs.push(JobDesc {
+                        msg: i,
+                        offset: 0,
+                        len,
+                    });
+                }
                 Alg::CbcPkcs7 | Alg::Cfb128 | Alg::Ofb => {
                     return Err(unsupported(NAME, alg_id, encrypt));
                 }
@@ -351,12 +395,15 @@ impl Anchor for IpsecMb {
             Alg::Cbc => (sys::IMB_CIPHER_CBC, sys::IMB_AUTH_NULL),
             Alg::Ctr => (sys::IMB_CIPHER_CNTR, sys::IMB_AUTH_NULL),
             Alg::Cmac => (sys::IMB_CIPHER_NULL, sys::IMB_AUTH_AES_CMAC),
+            Alg::Gcm => (sys::IMB_CIPHER_GCM, sys::IMB_AUTH_AES_GMAC),
+            Alg::Ccm => (sys::IMB_CIPHER_CCM, sys::IMB_AUTH_AES_CCM),
             _ => return Err(format!("{NAME}: internal: unsupported algorithm prepared")),
         };
-        let (direction, order) = if encrypt || alg == Alg::Cmac {
-            (sys::IMB_DIR_ENCRYPT, sys::IMB_ORDER_CIPHER_HASH)
-        } else {
-            (sys::IMB_DIR_DECRYPT, sys::IMB_ORDER_HASH_CIPHER)
+        let (direction, order) = match (encrypt, alg) {
+            // CCM encryption authenticates the plaintext first (the library's required order).
+            (true, Alg::Ccm) => (sys::IMB_DIR_ENCRYPT, sys::IMB_ORDER_HASH_CIPHER),
+            (true, _) | (_, Alg::Cmac) => (sys::IMB_DIR_ENCRYPT, sys::IMB_ORDER_CIPHER_HASH),
+            _ => (sys::IMB_DIR_DECRYPT, sys::IMB_ORDER_HASH_CIPHER),
         };
 
         let mut submitted = 0usize;
@@ -396,7 +443,33 @@ impl Anchor for IpsecMb {
             j.cipher_mode = cipher_mode;
             j.cipher_direction = direction;
             j.chain_order = order;
-            if alg == Alg::Cmac {
+            if matches!(alg, Alg::Gcm | Alg::Ccm) {
+                // AEAD: ciphertext into out[..len], the 16-byte tag into out[len..] (Batch
+                // sized `out` as len + AEAD_TAG); no associated data; 12-byte nonce.
+                j.hash_alg = hash_alg_128;
+                j.__bindgen_anon_2.dst = out.as_mut_ptr();
+                j.__bindgen_anon_4.msg_len_to_cipher_in_bytes = d.len as u64;
+                j.__bindgen_anon_5.msg_len_to_hash_in_bytes = d.len as u64;
+                j.iv = batch.ivs[d.msg].as_ptr();
+                j.iv_len_in_bytes = AEAD_NONCE as u64;
+                j.auth_tag_output = out.as_mut_ptr().wrapping_add(d.len);
+                j.auth_tag_output_len_in_bytes = AEAD_TAG as u64;
+                // The header's `#define GCM IMB_CIPHER_GCM` (and CCM) compatibility macros
+                // make bindgen name the union members `IMB_CIPHER_GCM` / `IMB_CIPHER_CCM`.
+                if let Some(g) = &ks.gcm {
+                    let g: *const sys::gcm_key_data = &**g;
+                    j.enc_keys = g.cast();
+                    j.dec_keys = g.cast();
+                    j.u.IMB_CIPHER_GCM.aad = ZERO_BLOCK.as_ptr().cast();
+                    j.u.IMB_CIPHER_GCM.aad_len_in_bytes = 0;
+                    j.u.IMB_CIPHER_GCM.ctx = ptr::null_mut();
+                } else {
+                    // CCM runs the forward cipher only, in both directions.
+                    j.dec_keys = ks.enc.as_ptr().cast();
+                    j.u.IMB_CIPHER_CCM.aad = ZERO_BLOCK.as_ptr().cast();
+                    j.u.IMB_CIPHER_CCM.aad_len_in_bytes = 0;
+                }
+            } else if alg == Alg::Cmac {
                 j.hash_alg = if ks.key_len == 32 {
                     sys::IMB_AUTH_AES_CMAC_256
                 } else {

@@ -5,7 +5,7 @@ use std::ptr::{self, NonNull};
 
 use openssl_sys as ffi;
 
-use crate::common::{not_prepared, supported_alg, Alg, Batch, BLOCK};
+use crate::common::{not_prepared, supported_alg, Alg, Batch, AEAD_NONCE, AEAD_TAG, BLOCK};
 use crate::{Anchor, Msg};
 
 const NAME: &str = "openssl";
@@ -79,18 +79,55 @@ impl Drop for Cipher {
 struct CipherCtx(NonNull<ffi::EVP_CIPHER_CTX>);
 
 impl CipherCtx {
-    fn new(cipher: &Cipher, key: &[u8], encrypt: bool, padding: bool) -> Result<Self, String> {
+    fn new(cipher: &Cipher, key: &[u8], encrypt: bool, alg: Alg) -> Result<Self, String> {
+        let padding = alg == Alg::CbcPkcs7;
         // SAFETY: no arguments; the result is NULL or a fresh context that we own.
         let ctx = NonNull::new(unsafe { ffi::EVP_CIPHER_CTX_new() })
             .ok_or_else(|| ossl_error("EVP_CIPHER_CTX_new"))?;
         let ctx = Self(ctx);
+        if alg == Alg::Ccm {
+            // CCM fixes its nonce and tag lengths before the key is set (EVP_EncryptInit(3)).
+            // SAFETY: live context; the cipher only, no key or IV yet.
+            let ok = unsafe {
+                ffi::EVP_CipherInit_ex(
+                    ctx.0.as_ptr(),
+                    cipher.0.as_ptr(),
+                    ptr::null_mut(),
+                    ptr::null(),
+                    ptr::null(),
+                    c_int::from(encrypt),
+                )
+            };
+            if ok != 1 {
+                return Err(ossl_error("EVP_CipherInit_ex (CCM cipher)"));
+            }
+            for (ctrl, arg) in [
+                (ffi::EVP_CTRL_GCM_SET_IVLEN, AEAD_NONCE),
+                (ffi::EVP_CTRL_GCM_SET_TAG, AEAD_TAG),
+            ] {
+                // SAFETY: live context with a CCM cipher; SET_IVLEN and SET_TAG with a NULL
+                // pointer only record the lengths (the AEAD ctrls share their numbers).
+                let ok = unsafe {
+                    ffi::EVP_CIPHER_CTX_ctrl(ctx.0.as_ptr(), ctrl, arg as c_int, ptr::null_mut())
+                };
+                if ok != 1 {
+                    return Err(ossl_error("EVP_CIPHER_CTX_ctrl (CCM lengths)"));
+                }
+            }
+        }
+        // CCM's cipher is already set (passing it again would reset the lengths just set).
+        let cipher_arg = if alg == Alg::Ccm {
+            ptr::null()
+        } else {
+            cipher.0.as_ptr().cast_const()
+        };
         // SAFETY: `ctx` is a live context; `cipher` is a live fetched cipher whose key length
         // equals `key.len()` (the cipher name was chosen from it); the key is read during the
         // call only; the IV is set per message in `run`.
         let ok = unsafe {
             ffi::EVP_CipherInit_ex(
                 ctx.0.as_ptr(),
-                cipher.0.as_ptr(),
+                cipher_arg,
                 ptr::null_mut(),
                 key.as_ptr(),
                 ptr::null(),
@@ -211,8 +248,77 @@ fn cipher_name(alg: Alg, key_len: usize) -> String {
         Alg::Ctr => "CTR",
         Alg::Cfb128 => "CFB",
         Alg::Ofb => "OFB",
+        Alg::Gcm => "GCM",
+        Alg::Ccm => "CCM",
     };
     format!("AES-{}-{mode}", key_len * 8)
+}
+
+/// One GCM/CCM encryption without associated data: `out` = ciphertext ‖ 16-byte tag (`out` is
+/// `input.len() + AEAD_TAG` bytes). The context is keyed; the nonce is set per message, and
+/// for CCM the message length is announced first, as EVP requires.
+fn aead_encrypt(
+    ctx: *mut ffi::EVP_CIPHER_CTX,
+    alg: Alg,
+    nonce: &[u8],
+    input: &[u8],
+    out: &mut [u8],
+) -> Result<(), String> {
+    let len = input.len();
+    let in_len = c_int::try_from(len).map_err(|e| e.to_string())?;
+    if out.len() != len + AEAD_TAG {
+        return Err(format!("{NAME}: internal: AEAD output of the wrong size"));
+    }
+    // SAFETY: live context keyed in `prepare`; NULL cipher/engine/key keep them; `nonce` is
+    // AEAD_NONCE readable bytes, the IV length the context was set up with (GCM's default).
+    let ok = unsafe {
+        ffi::EVP_CipherInit_ex(
+            ctx,
+            ptr::null(),
+            ptr::null_mut(),
+            ptr::null(),
+            nonce.as_ptr(),
+            1,
+        )
+    };
+    if ok != 1 {
+        return Err(ossl_error("EVP_CipherInit_ex (nonce)"));
+    }
+    let mut n: c_int = 0;
+    if alg == Alg::Ccm {
+        // SAFETY: CCM's length announcement: NULL in/out pointers with the total length.
+        let ok =
+            unsafe { ffi::EVP_CipherUpdate(ctx, ptr::null_mut(), &mut n, ptr::null(), in_len) };
+        if ok != 1 {
+            return Err(ossl_error("EVP_CipherUpdate (CCM length)"));
+        }
+    }
+    // SAFETY: `out` has room for `len` bytes of ciphertext (plus the tag after it); `input` is
+    // readable for `len` bytes. A stream mode writes exactly `len` bytes here. (CCM with an
+    // empty message: the data call computes the MAC of B0 alone, so it is made even then.)
+    let ok =
+        unsafe { ffi::EVP_CipherUpdate(ctx, out.as_mut_ptr(), &mut n, input.as_ptr(), in_len) };
+    if ok != 1 || usize::try_from(n).ok() != Some(len) {
+        return Err(ossl_error("EVP_CipherUpdate"));
+    }
+    let mut fin: c_int = 0;
+    // SAFETY: GCM/CCM Final writes no bytes; the pointer is inside `out` (the tag space).
+    if unsafe { EVP_CipherFinal_ex(ctx, out.as_mut_ptr().add(len), &mut fin) } != 1 || fin != 0 {
+        return Err(ossl_error("EVP_CipherFinal_ex"));
+    }
+    // SAFETY: GET_TAG copies AEAD_TAG bytes into the last AEAD_TAG bytes of `out`.
+    let ok = unsafe {
+        ffi::EVP_CIPHER_CTX_ctrl(
+            ctx,
+            ffi::EVP_CTRL_GCM_GET_TAG,
+            AEAD_TAG as c_int,
+            out.as_mut_ptr().add(len).cast(),
+        )
+    };
+    if ok != 1 {
+        return Err(ossl_error("EVP_CIPHER_CTX_ctrl (get tag)"));
+    }
+    Ok(())
 }
 
 impl Anchor for OpenSsl {
@@ -222,7 +328,7 @@ impl Anchor for OpenSsl {
 
     fn supports(&self, alg: &str, encrypt: bool) -> bool {
         match Alg::parse(alg) {
-            Ok(Alg::Cmac) => encrypt,
+            Ok(Alg::Cmac | Alg::Gcm | Alg::Ccm) => encrypt,
             Ok(_) => true,
             Err(_) => false,
         }
@@ -260,7 +366,7 @@ impl Anchor for OpenSsl {
                     .find(|(len, _)| *len == k.len())
                     .map(|(_, c)| c)
                     .ok_or("internal: cipher not fetched")?;
-                ctxs.push(CipherCtx::new(cipher, k, encrypt, alg == Alg::CbcPkcs7)?);
+                ctxs.push(CipherCtx::new(cipher, k, encrypt, alg)?);
             }
             Contexts::Cipher(ctxs)
         };
@@ -292,6 +398,18 @@ impl Anchor for OpenSsl {
                     if ok != 1 || len != BLOCK {
                         return Err(ossl_error(&format!("message {i}: EVP_MAC_final")));
                     }
+                }
+            }
+            Contexts::Cipher(ctxs) if matches!(batch.alg, Alg::Gcm | Alg::Ccm) => {
+                for (i, out) in batch.outputs.iter_mut().enumerate() {
+                    aead_encrypt(
+                        ctxs[batch.key_of[i]].0.as_ptr(),
+                        batch.alg,
+                        &batch.ivs[i][..AEAD_NONCE],
+                        &batch.inputs[i],
+                        out,
+                    )
+                    .map_err(|e| format!("{e} (message {i})"))?;
                 }
             }
             Contexts::Cipher(ctxs) => {

@@ -145,6 +145,7 @@ where
             .map(|()| input.len())
             .map_err(mismatch),
         (Alg::Cmac, _) => Err("CMAC is not a cipher mode".to_owned()),
+        (Alg::Gcm | Alg::Ccm, _) => Err("this anchor has no AEAD modes".to_owned()),
     }
 }
 
@@ -156,6 +157,7 @@ impl Anchor for RustCrypto {
     fn supports(&self, alg: &str, encrypt: bool) -> bool {
         match Alg::parse(alg) {
             Ok(Alg::Cmac) => encrypt,
+            Ok(Alg::Gcm | Alg::Ccm) => false,
             Ok(_) => true,
             Err(_) => false,
         }

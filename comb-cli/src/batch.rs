@@ -10,11 +10,14 @@
 //! * MACs (`aes-cmac`): encryption gives the tag (`--tag-len N` bytes, default the
 //!   algorithm's); decryption verifies, with `in` = message ‖ tag (its last N bytes), and
 //!   gives `{"out":""}` or `{"error":"authentication failed"}`.
-//! * AEAD modes (`aes-gcm`): `iv`/`nonce` is the nonce (AES-GCM: 1 byte or more, 12 the
-//!   usual), `ad` the associated data (optional, default empty). Encryption gives ciphertext ‖
-//!   tag (`--tag-len N` bytes, default 16; GCM takes 4, 8, 12..=16), as CAESAR's
-//!   `crypto_aead_encrypt`; decryption takes `in` = ciphertext ‖ tag and gives the plaintext,
-//!   or `{"error":"authentication failed"}` (nothing decrypted).
+//! * AEAD modes (`aes-gcm`, `aes-ccm`, `aes-ocb3`, the `aes128-*` modes): `iv`/`nonce` is
+//!   the nonce (AES-GCM: 1 byte or more, 12 the usual), `ad` the associated data (optional,
+//!   default empty). Encryption gives ciphertext ‖ tag (`--tag-len N` bytes, default the
+//!   algorithm's; GCM takes 4, 8, 12..=16), as CAESAR's `crypto_aead_encrypt`; decryption
+//!   takes `in` = ciphertext ‖ tag and gives the plaintext, or `{"error":"authentication
+//!   failed"}` (no plaintext). (AES-COPA's ciphertext here is its blocks ‖ flag byte, then
+//!   the tag; its CAESAR reference puts the tag before the flag.) Julius has no detached tag
+//!   (its redundancy is inside the ciphertext) and takes no `--tag-len`.
 //!
 //! Every input line gives one output line (a blank line gets an error; the newline ending the
 //! last line does not start another). A malformed line gets its error and the other lines are
@@ -253,6 +256,8 @@ fn process(engine: &Engine, s: Setup, input: &[u8]) -> Vec<LineOut> {
             };
             let tag = match (s.family, s.op) {
                 (Family::Cipher, _) => Tag::None,
+                // An AEAD mode without a detached tag (Julius).
+                (Family::Aead, _) if s.tag_len == 0 => Tag::None,
                 (_, Op::Encrypt) => Tag::Out(&mut p.tag),
                 (_, Op::Decrypt) => Tag::In(&p.tag),
             };

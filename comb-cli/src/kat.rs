@@ -53,12 +53,24 @@ pub enum KatFile {
 }
 
 /// Parses a known-answer file, recognising the format from its first line (`# kat-v1`, or a
-/// `genkat` field such as `Count = 1`).
+/// `genkat` field such as `Count = 1`, possibly after `#` comment lines).
 pub fn parse(text: &str) -> Result<KatFile, ParseError> {
     let first = text.lines().enumerate().find(|(_, l)| !l.trim().is_empty());
     match first {
         None => Err(ParseError::new(0, "empty file: no records")),
         Some((_, l)) if l.trim_end() == "# kat-v1" => parse_kat_v1(text).map(KatFile::KatV1),
+        // A genkat file may open with `#` comment lines (the McOE-G and COBRA-R files say
+        // where they come from): genkat when the first other line is a `Count` field.
+        Some((_, l))
+            if l.starts_with('#')
+                && text
+                    .lines()
+                    .map(str::trim)
+                    .find(|l| !l.is_empty() && !l.starts_with('#'))
+                    .is_some_and(|l| l.starts_with("Count")) =>
+        {
+            parse_genkat(text).map(KatFile::Genkat)
+        }
         Some((_, l)) if l.starts_with('#') => Err(ParseError::new(
             0,
             format!(
@@ -417,6 +429,9 @@ pub fn parse_genkat(text: &str) -> Result<Vec<GenkatRecord>, ParseError> {
                 records.push(r.finish()?);
             }
             continue;
+        }
+        if line.starts_with('#') {
+            continue; // a comment line
         }
         let (name, value) = split_field(n, line)?;
         let rec = current.get_or_insert_with(|| GenkatPartial {

@@ -68,7 +68,8 @@ extern "C" {
 
 /* ---- Algorithms (stable numbers, never reused; 0 is never an algorithm) -------------- */
 
-/* String IDs as in comb's CLI and test files; key 16/24/32 bytes for all. */
+/* String IDs as in comb's CLI and test files; keys 16/24/32 bytes for the aes-* IDs, 16 for
+ * the aes128-* IDs except McOE-G (32). */
 #define COMB_ALG_AES_ECB 1       /* "aes-ecb": SP 800-38A, whole blocks, no IV */
 #define COMB_ALG_AES_CBC 2       /* "aes-cbc": SP 800-38A, whole blocks, 16-byte IV */
 #define COMB_ALG_AES_CBC_PKCS7 3 /* "aes-cbc-pkcs7": any length; out grows to the next block */
@@ -78,6 +79,17 @@ extern "C" {
 #define COMB_ALG_AES_CMAC 7      /* "aes-cmac": SP 800-38B / RFC 4493, tags 1..16 bytes */
 #define COMB_ALG_AES_GCM 8       /* "aes-gcm": SP 800-38D AEAD: nonce >= 1 byte (12 is the
                                   * fast path), AD, detached tag of 4, 8, 12..16 bytes */
+#define COMB_ALG_AES_CCM 9 /* "aes-ccm": SP 800-38C / RFC 3610 CCM (AEAD): nonce 7..=13 bytes, tags 4, 6, .., 16 bytes */
+#define COMB_ALG_AES_OCB3 10 /* "aes-ocb3": RFC 7253 OCB (AEAD): nonce 1..=15 bytes, tags 8..=16 bytes */
+#define COMB_ALG_AES128_OTR 11 /* "aes128-otr": AES-OTR v3, parallel AD: 16-byte key, 12-byte nonce, 16-byte tag */
+#define COMB_ALG_AES128_CLOC 12 /* "aes128-cloc": AES-CLOC: 16-byte key, 12-byte nonce, 8-byte tag */
+#define COMB_ALG_AES128_SILC 13 /* "aes128-silc": AES-SILC v3: 16-byte key, 12-byte nonce, 8-byte tag */
+#define COMB_ALG_AES128_JAMBU 14 /* "aes128-jambu": AES-JAMBU v2: 16-byte key, 8-byte nonce, 8-byte tag */
+#define COMB_ALG_AES128_MCOE_G 15 /* "aes128-mcoe-g": McOE-G: 32-byte key K1 || K2, 16-byte nonce and tag */
+#define COMB_ALG_AES128_COPA 16 /* "aes128-copa": AES-COPA v2: 16-byte key, nonce and tag; ciphertext 16*max(1,ceil(len/16)) + 1 bytes */
+#define COMB_ALG_AES128_POET 17 /* "aes128-poet": POET v2, full AES-128 hash: 16-byte key, nonce and tag */
+#define COMB_ALG_AES128_POET_GF 18 /* "aes128-poet-gf": POET v1, GF(2^128) hash: 16-byte key, nonce and tag */
+#define COMB_ALG_AES128_JULIUS 19 /* "aes128-julius": Julius-ECB: 16-byte key and nonce, no tag (tag_len 0); ciphertext 16*ceil(len/16) + 16 bytes */
 
 /* ---- Operations ---------------------------------------------------------------------- */
 
@@ -93,7 +105,7 @@ extern "C" {
 #define COMB_ERR_UNSUPPORTED (-1)         /* CPU lacks AES-NI / the forced backend */
 #define COMB_ERR_UNKNOWN_BACKEND (-2)     /* COMB_BACKEND names no backend */
 #define COMB_ERR_UNKNOWN_ALGORITHM (-3)   /* algorithm ID or name not in this build */
-#define COMB_ERR_INVALID_KEY_LENGTH (-4)  /* key not 16, 24 or 32 bytes */
+#define COMB_ERR_INVALID_KEY_LENGTH (-4)  /* key length not one the algorithm takes */
 #define COMB_ERR_INVALID_IV_LENGTH (-5)   /* iv_len not what the algorithm takes */
 #define COMB_ERR_NOT_BLOCK_MULTIPLE (-6)  /* ECB, CBC, CBC-PKCS7 decryption: len % 16 != 0 */
 #define COMB_ERR_OUTPUT_TOO_SHORT (-7)    /* out_cap below comb_output_len() */
@@ -106,6 +118,8 @@ extern "C" {
 #define COMB_ERR_INVALID_NONCE_LENGTH (-14)   /* nonce length outside comb_iv_len_range() */
 #define COMB_ERR_TAG_LENGTH_NOT_ALLOWED (-15) /* tag_len not allowed (comb_tag_len_allowed) */
 #define COMB_ERR_MESSAGE_TOO_LONG (-16)       /* len or ad_len above the algorithm's limit */
+#define COMB_ERR_INVALID_MESSAGE_LENGTH (-17) /* len not of the algorithm's shape (AES-COPA,
+                                               * Julius ciphertexts) */
 /* Errors of the C interface. */
 #define COMB_ERR_NULL_POINTER (-100)     /* required pointer NULL, or NULL with length > 0 */
 #define COMB_ERR_OVERLAP (-101)          /* buffers overlap (only in == out is allowed) */
@@ -142,9 +156,11 @@ typedef struct comb_engine comb_engine; /* opaque: backend and lane counts */
  *   MACs (COMB_ALG_AES_CMAC): the message is in[0..len); out and out_cap are ignored.
  *     COMB_OP_MAC_GENERATE writes tag[0..tag_len), COMB_OP_MAC_VERIFY compares with it in
  *     constant time (COMB_ERR_AUTH_FAILED on mismatch).
- *   AEAD (COMB_ALG_AES_GCM): as plain modes (ciphertext as long as the plaintext) plus
- *     ad[0..ad_len) and a detached tag: written on encrypt, checked on decrypt (on
- *     COMB_ERR_AUTH_FAILED the output is zeroed).
+ *   AEAD (COMB_ALG_AES_GCM, _CCM, _OCB3 and the aes128-* IDs): as plain modes (ciphertext
+ *     as long as the plaintext, except COPA and Julius: comb_output_len()) plus
+ *     ad[0..ad_len) and a detached tag (none for Julius: tag_len 0): written on encrypt,
+ *     checked on decrypt (on COMB_ERR_AUTH_FAILED the output is zeroed). out_len is the
+ *     plaintext length on decryption.
  *   iv: the IV / initial counter block / nonce, iv_len bytes (comb_iv_len_range(); 0 for
  *     ECB and CMAC). ad: associated data (AEAD only; ad_len must be 0 for other modes).
  *     tag: written on encrypt/generate, read on decrypt/verify (tag_len 0: no tag).

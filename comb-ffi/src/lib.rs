@@ -67,6 +67,29 @@ pub const COMB_ALG_AES_CMAC: u32 = 7;
 /// `aes-gcm`: SP 800-38D GCM (AEAD): nonce of 1 or more bytes (12 recommended), associated
 /// data, detached tag of 4, 8 or 12..=16 bytes, output as long as the input.
 pub const COMB_ALG_AES_GCM: u32 = 8;
+/// `aes-ccm`: SP 800-38C / RFC 3610 CCM (AEAD): nonce 7..=13 bytes, tags 4, 6, .., 16 bytes.
+pub const COMB_ALG_AES_CCM: u32 = 9;
+/// `aes-ocb3`: RFC 7253 OCB (AEAD): nonce 1..=15 bytes, tags 8..=16 bytes.
+pub const COMB_ALG_AES_OCB3: u32 = 10;
+/// `aes128-otr`: AES-OTR v3, parallel AD: 16-byte key, 12-byte nonce, 16-byte tag.
+pub const COMB_ALG_AES128_OTR: u32 = 11;
+/// `aes128-cloc`: AES-CLOC: 16-byte key, 12-byte nonce, 8-byte tag.
+pub const COMB_ALG_AES128_CLOC: u32 = 12;
+/// `aes128-silc`: AES-SILC v3: 16-byte key, 12-byte nonce, 8-byte tag.
+pub const COMB_ALG_AES128_SILC: u32 = 13;
+/// `aes128-jambu`: AES-JAMBU v2: 16-byte key, 8-byte nonce, 8-byte tag.
+pub const COMB_ALG_AES128_JAMBU: u32 = 14;
+/// `aes128-mcoe-g`: McOE-G: 32-byte key K1 || K2, 16-byte nonce and tag.
+pub const COMB_ALG_AES128_MCOE_G: u32 = 15;
+/// `aes128-copa`: AES-COPA v2: 16-byte key, nonce and tag; ciphertext 16*max(1,ceil(len/16)) + 1 bytes.
+pub const COMB_ALG_AES128_COPA: u32 = 16;
+/// `aes128-poet`: POET v2, full AES-128 hash: 16-byte key, nonce and tag.
+pub const COMB_ALG_AES128_POET: u32 = 17;
+/// `aes128-poet-gf`: POET v1, GF(2^128) hash: 16-byte key, nonce and tag.
+pub const COMB_ALG_AES128_POET_GF: u32 = 18;
+/// `aes128-julius`: Julius-ECB: 16-byte key and nonce, no tag (tag_len 0); ciphertext
+/// 16*ceil(len/16) + 16 bytes.
+pub const COMB_ALG_AES128_JULIUS: u32 = 19;
 
 /// Encrypt (for MACs and AEAD modes: generate the tag).
 pub const COMB_OP_ENCRYPT: u32 = 1;
@@ -92,6 +115,33 @@ const ALG_IDS: &[(u32, Algorithm, &CStr)] = &[
     (COMB_ALG_AES_OFB, Algorithm::AesOfb, c"aes-ofb"),
     (COMB_ALG_AES_CMAC, Algorithm::AesCmac, c"aes-cmac"),
     (COMB_ALG_AES_GCM, Algorithm::AesGcm, c"aes-gcm"),
+    (COMB_ALG_AES_CCM, Algorithm::AesCcm, c"aes-ccm"),
+    (COMB_ALG_AES_OCB3, Algorithm::AesOcb3, c"aes-ocb3"),
+    (COMB_ALG_AES128_OTR, Algorithm::Aes128Otr, c"aes128-otr"),
+    (COMB_ALG_AES128_CLOC, Algorithm::Aes128Cloc, c"aes128-cloc"),
+    (COMB_ALG_AES128_SILC, Algorithm::Aes128Silc, c"aes128-silc"),
+    (
+        COMB_ALG_AES128_JAMBU,
+        Algorithm::Aes128Jambu,
+        c"aes128-jambu",
+    ),
+    (
+        COMB_ALG_AES128_MCOE_G,
+        Algorithm::Aes128McoeG,
+        c"aes128-mcoe-g",
+    ),
+    (COMB_ALG_AES128_COPA, Algorithm::Aes128Copa, c"aes128-copa"),
+    (COMB_ALG_AES128_POET, Algorithm::Aes128Poet, c"aes128-poet"),
+    (
+        COMB_ALG_AES128_POET_GF,
+        Algorithm::Aes128PoetGf,
+        c"aes128-poet-gf",
+    ),
+    (
+        COMB_ALG_AES128_JULIUS,
+        Algorithm::Aes128Julius,
+        c"aes128-julius",
+    ),
 ];
 
 /// The algorithm of a C ID, if this build has it.
@@ -125,7 +175,8 @@ pub const COMB_ERR_UNSUPPORTED: c_int = -1;
 pub const COMB_ERR_UNKNOWN_BACKEND: c_int = -2;
 /// [`Error::UnknownAlgorithm`], and an algorithm ID this build does not know.
 pub const COMB_ERR_UNKNOWN_ALGORITHM: c_int = -3;
-/// [`Error::InvalidKeyLength`]: AES keys are 16, 24 or 32 bytes.
+/// [`Error::InvalidKeyLength`]: a key length the algorithm does not take (AES keys are 16, 24 or
+/// 32 bytes; see `Algorithm::key_lens`).
 pub const COMB_ERR_INVALID_KEY_LENGTH: c_int = -4;
 /// [`Error::InvalidIvLength`]: the IV/nonce length is not what the algorithm takes.
 pub const COMB_ERR_INVALID_IV_LENGTH: c_int = -5;
@@ -151,6 +202,9 @@ pub const COMB_ERR_INVALID_NONCE_LENGTH: c_int = -14;
 pub const COMB_ERR_TAG_LENGTH_NOT_ALLOWED: c_int = -15;
 /// [`Error::MessageTooLong`]: message or associated data longer than the algorithm allows.
 pub const COMB_ERR_MESSAGE_TOO_LONG: c_int = -16;
+/// [`Error::InvalidMessageLength`]: the input length does not have the shape the algorithm
+/// needs (an AES-COPA ciphertext is 16k + 1 bytes, a Julius ciphertext 16k bytes, k >= 1).
+pub const COMB_ERR_INVALID_MESSAGE_LENGTH: c_int = -17;
 /// A required pointer is NULL, or a pointer is NULL with a non-zero length.
 pub const COMB_ERR_NULL_POINTER: c_int = -100;
 /// Buffers overlap: `in` and `out` partially (only `in == out` is allowed), or a written
@@ -191,6 +245,7 @@ pub fn error_code(e: &Error) -> c_int {
         Error::InvalidNonceLength { .. } => COMB_ERR_INVALID_NONCE_LENGTH,
         Error::TagLengthNotAllowed { .. } => COMB_ERR_TAG_LENGTH_NOT_ALLOWED,
         Error::MessageTooLong { .. } => COMB_ERR_MESSAGE_TOO_LONG,
+        Error::InvalidMessageLength { .. } => COMB_ERR_INVALID_MESSAGE_LENGTH,
         _ => COMB_ERR_OTHER,
     }
 }
@@ -206,7 +261,7 @@ pub const ERROR_MESSAGES: &[(c_int, &CStr)] = &[
     (COMB_ERR_UNKNOWN_ALGORITHM, c"unknown algorithm ID"),
     (
         COMB_ERR_INVALID_KEY_LENGTH,
-        c"invalid key length (AES takes 16, 24 or 32 bytes)",
+        c"invalid key length for the algorithm",
     ),
     (
         COMB_ERR_INVALID_IV_LENGTH,
@@ -246,6 +301,10 @@ pub const ERROR_MESSAGES: &[(c_int, &CStr)] = &[
     (
         COMB_ERR_MESSAGE_TOO_LONG,
         c"message or associated data too long for the algorithm",
+    ),
+    (
+        COMB_ERR_INVALID_MESSAGE_LENGTH,
+        c"input length not of the shape the algorithm needs",
     ),
     (
         COMB_ERR_NULL_POINTER,
@@ -1081,6 +1140,7 @@ mod tests {
                 allowed: &[4, 8],
             },
             Error::MessageTooLong { len: 2, max: 1 },
+            Error::InvalidMessageLength { len: 1, rule: "x" },
         ] {
             let code = error_code(&e);
             assert!(code < 0 && code != COMB_ERR_OTHER, "{e:?}");

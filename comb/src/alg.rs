@@ -44,7 +44,52 @@ pub enum Algorithm {
     /// ([`Algorithm::tag_len_allowed`]), plaintexts of at most 2^36 - 32 bytes; the ciphertext
     /// is as long as the plaintext. Decryption checks the tag before it decrypts.
     AesGcm,
+    /// `aes-ccm`: SP 800-38C / RFC 3610 CCM. Nonces of 7..=13 bytes (the length field takes
+    /// the other `15 - nonce` bytes and bounds the message: 2^(8(15-n)) - 1 bytes), tags of
+    /// 4, 6, .., 16 bytes, associated data of any length. Decryption recomputes the MAC over
+    /// the recovered plaintext and releases it only if the tag verifies.
+    AesCcm,
+    /// `aes-ocb3`: RFC 7253 OCB. Nonces of 1..=15 bytes, tags of 8..=16 bytes.
+    AesOcb3,
+    /// `aes128-otr`: AES-OTR v3 (Minematsu), parallel associated data; 12-byte nonce, 16-byte
+    /// tag.
+    Aes128Otr,
+    /// `aes128-cloc`: AES-CLOC (CAESAR v2/v3, PARAM 0xC0); 12-byte nonce, 8-byte tag.
+    Aes128Cloc,
+    /// `aes128-silc`: AES-SILC v3; 12-byte nonce, 8-byte tag.
+    Aes128Silc,
+    /// `aes128-jambu`: AES-JAMBU v2 (64-bit blocks); 8-byte nonce, 8-byte tag.
+    Aes128Jambu,
+    /// `aes128-mcoe-g`: McOE-G (FSE 2012) per the project's specification: a 32-byte key
+    /// `K1 || K2` (AES-128 key, GF(2^128) hash key) given to [`crate::AesKey::new`], 16-byte
+    /// nonce and tag. Nonce-misuse resistant (online).
+    Aes128McoeG,
+    /// `aes128-copa`: AES-COPA v2; 16-byte nonce and tag. The ciphertext is the 10*-padded
+    /// message (at least one block) and a one-byte "partial" flag: `16 * max(1, ceil(m / 16))
+    /// + 1` bytes ([`Algorithm::output_len`]).
+    Aes128Copa,
+    /// `aes128-poet`: POET v2 with the full AES-128 hash (3 AES calls per block); 16-byte
+    /// nonce and tag.
+    Aes128Poet,
+    /// `aes128-poet-gf`: POET v1 with the GF(2^128)-multiplication hash; 16-byte nonce and
+    /// tag.
+    Aes128PoetGf,
+    /// `aes128-julius`: Julius-ECB ("regular" Julius, CAESAR v1) as written in its
+    /// specification (δ = E_K(0)); 16-byte nonce. No detached tag: authenticity comes from a
+    /// 16-byte redundancy block inside the ciphertext, which is `16 * ceil(m / 16) + 16` bytes.
+    Aes128Julius,
 }
+
+/// CCM tag lengths in bytes (SP 800-38C §A.1: 4, 6, 8, 10, 12, 14, 16).
+const CCM_TAG_LENS: &[usize] = &[4, 6, 8, 10, 12, 14, 16];
+
+/// OCB3 tag lengths in bytes (RFC 7253 allows 1..=16 bytes in principle; 8..=16 is the range
+/// this library offers, shorter tags being too weak for a general-purpose API).
+const OCB3_TAG_LENS: &[usize] = &[8, 9, 10, 11, 12, 13, 14, 15, 16];
+
+/// One fixed tag length.
+const TAG8: &[usize] = &[8];
+const TAG16: &[usize] = &[16];
 
 /// Tag lengths AES-GCM accepts, in bytes: SP 800-38D §5.2.1.2 allows 128, 120, 112, 104 and
 /// 96 bits, and 64 and 32 bits for some applications (with the limits of its Appendix C on
@@ -82,6 +127,17 @@ impl Algorithm {
         Algorithm::AesOfb,
         Algorithm::AesCmac,
         Algorithm::AesGcm,
+        Algorithm::AesCcm,
+        Algorithm::AesOcb3,
+        Algorithm::Aes128Otr,
+        Algorithm::Aes128Cloc,
+        Algorithm::Aes128Silc,
+        Algorithm::Aes128Jambu,
+        Algorithm::Aes128McoeG,
+        Algorithm::Aes128Copa,
+        Algorithm::Aes128Poet,
+        Algorithm::Aes128PoetGf,
+        Algorithm::Aes128Julius,
     ];
 
     /// The algorithm ID, e.g. `"aes-cfb128"`.
@@ -95,6 +151,17 @@ impl Algorithm {
             Algorithm::AesOfb => "aes-ofb",
             Algorithm::AesCmac => "aes-cmac",
             Algorithm::AesGcm => "aes-gcm",
+            Algorithm::AesCcm => "aes-ccm",
+            Algorithm::AesOcb3 => "aes-ocb3",
+            Algorithm::Aes128Otr => "aes128-otr",
+            Algorithm::Aes128Cloc => "aes128-cloc",
+            Algorithm::Aes128Silc => "aes128-silc",
+            Algorithm::Aes128Jambu => "aes128-jambu",
+            Algorithm::Aes128McoeG => "aes128-mcoe-g",
+            Algorithm::Aes128Copa => "aes128-copa",
+            Algorithm::Aes128Poet => "aes128-poet",
+            Algorithm::Aes128PoetGf => "aes128-poet-gf",
+            Algorithm::Aes128Julius => "aes128-julius",
         }
     }
 
@@ -107,9 +174,26 @@ impl Algorithm {
             .ok_or_else(|| Error::UnknownAlgorithm(id.to_string()))
     }
 
-    /// Valid key lengths in bytes.
+    /// Valid key lengths in bytes: 16, 24 or 32 for the NIST modes, CCM and OCB3; 16 for
+    /// the `aes128-*` modes, except McOE-G's 32-byte `K1 || K2`.
     pub fn key_lens(self) -> &'static [usize] {
-        &[16, 24, 32]
+        match self {
+            Algorithm::Aes128McoeG => &[32],
+            Algorithm::Aes128Otr
+            | Algorithm::Aes128Cloc
+            | Algorithm::Aes128Silc
+            | Algorithm::Aes128Jambu
+            | Algorithm::Aes128Copa
+            | Algorithm::Aes128Poet
+            | Algorithm::Aes128PoetGf
+            | Algorithm::Aes128Julius => &[16],
+            _ => &[16, 24, 32],
+        }
+    }
+
+    /// Whether a key of `len` bytes is valid for this algorithm.
+    pub fn key_len_allowed(self, len: usize) -> bool {
+        self.key_lens().contains(&len)
     }
 
     /// IV / initial counter / nonce length in bytes (0: the mode takes none). For an
@@ -118,7 +202,13 @@ impl Algorithm {
     pub fn iv_len(self) -> usize {
         match self {
             Algorithm::AesEcb | Algorithm::AesCmac => 0,
-            Algorithm::AesGcm => 12,
+            Algorithm::AesGcm
+            | Algorithm::AesCcm
+            | Algorithm::AesOcb3
+            | Algorithm::Aes128Otr
+            | Algorithm::Aes128Cloc
+            | Algorithm::Aes128Silc => 12,
+            Algorithm::Aes128Jambu => 8,
             _ => 16,
         }
     }
@@ -137,6 +227,8 @@ impl Algorithm {
     pub fn iv_lens(self) -> (usize, usize) {
         match self {
             Algorithm::AesGcm => (1, sat_usize(GCM_MAX_AD)),
+            Algorithm::AesCcm => (7, 13),
+            Algorithm::AesOcb3 => (1, 15),
             _ => (self.iv_len(), self.iv_len()),
         }
     }
@@ -153,7 +245,16 @@ impl Algorithm {
     pub fn tag_lens(self) -> Option<(usize, usize, usize)> {
         match self {
             Algorithm::AesCmac => Some((1, 16, 16)),
-            Algorithm::AesGcm => Some((4, 16, 16)),
+            Algorithm::AesGcm | Algorithm::AesCcm => Some((4, 16, 16)),
+            Algorithm::AesOcb3 => Some((8, 16, 16)),
+            Algorithm::Aes128Cloc | Algorithm::Aes128Silc | Algorithm::Aes128Jambu => {
+                Some((8, 8, 8))
+            }
+            Algorithm::Aes128Otr
+            | Algorithm::Aes128McoeG
+            | Algorithm::Aes128Copa
+            | Algorithm::Aes128Poet
+            | Algorithm::Aes128PoetGf => Some((16, 16, 16)),
             _ => None,
         }
     }
@@ -170,6 +271,14 @@ impl Algorithm {
         match self {
             Algorithm::AesCmac => CMAC_TAG_LENS,
             Algorithm::AesGcm => GCM_TAG_LENS,
+            Algorithm::AesCcm => CCM_TAG_LENS,
+            Algorithm::AesOcb3 => OCB3_TAG_LENS,
+            Algorithm::Aes128Cloc | Algorithm::Aes128Silc | Algorithm::Aes128Jambu => TAG8,
+            Algorithm::Aes128Otr
+            | Algorithm::Aes128McoeG
+            | Algorithm::Aes128Copa
+            | Algorithm::Aes128Poet
+            | Algorithm::Aes128PoetGf => TAG16,
             _ => &[],
         }
     }
@@ -180,7 +289,9 @@ impl Algorithm {
         match self {
             Algorithm::AesCmac => (1..=16).contains(&len),
             Algorithm::AesGcm => matches!(len, 4 | 8 | 12..=16),
-            _ => false,
+            Algorithm::AesCcm => matches!(len, 4 | 6 | 8 | 10 | 12 | 14 | 16),
+            Algorithm::AesOcb3 => (8..=16).contains(&len),
+            _ => self.allowed_tag_lens().contains(&len),
         }
     }
 
@@ -192,7 +303,37 @@ impl Algorithm {
     /// Whether the algorithm is authenticated encryption with associated data: it encrypts,
     /// takes associated data ([`crate::Job::with_ad`]) and a detached tag.
     pub fn is_aead(self) -> bool {
-        matches!(self, Algorithm::AesGcm)
+        !matches!(
+            self,
+            Algorithm::AesEcb
+                | Algorithm::AesCbc
+                | Algorithm::AesCbcPkcs7
+                | Algorithm::AesCtr
+                | Algorithm::AesCfb128
+                | Algorithm::AesOfb
+                | Algorithm::AesCmac
+        )
+    }
+
+    /// Longest message for a nonce of `nonce_len` bytes: as [`Algorithm::max_input_len`],
+    /// except for AES-CCM, whose length field has `15 - nonce_len` bytes.
+    ///
+    /// ```
+    /// use comb::Algorithm;
+    /// assert_eq!(Algorithm::AesCcm.max_input_len_for_nonce(13), 65535);
+    /// ```
+    pub fn max_input_len_for_nonce(self, nonce_len: usize) -> usize {
+        match self {
+            Algorithm::AesCcm => {
+                let q = 15usize.saturating_sub(nonce_len).clamp(2, 8) as u32;
+                if q >= 8 {
+                    usize::MAX
+                } else {
+                    sat_usize((1u64 << (8 * q)) - 1)
+                }
+            }
+            _ => self.max_input_len(),
+        }
     }
 
     /// Longest message (plaintext or ciphertext, without the tag) in bytes: 2^36 - 32 for
@@ -205,10 +346,11 @@ impl Algorithm {
     }
 
     /// Longest associated data in bytes: 2^61 - 1 for AES-GCM (`usize::MAX` on 32-bit
-    /// targets), 0 for algorithms without AD.
+    /// targets), unlimited for the other AEAD modes, 0 for algorithms without AD.
     pub fn max_ad_len(self) -> usize {
         match self {
             Algorithm::AesGcm => sat_usize(GCM_MAX_AD),
+            a if a.is_aead() => usize::MAX,
             _ => 0,
         }
     }
@@ -221,6 +363,22 @@ impl Algorithm {
         )
     }
 
+    /// Whether a message of `len` bytes has a shape `op` accepts, beyond the whole-block
+    /// rule of [`Algorithm::needs_whole_blocks`]: AES-COPA ciphertexts are `16k + 1` bytes
+    /// (k >= 1), Julius ciphertexts `16k` bytes (k >= 1). `Err` carries the rule, for
+    /// [`crate::Error::InvalidMessageLength`].
+    pub fn check_shape(self, op: Op, len: usize) -> Result<(), &'static str> {
+        match (self, op) {
+            (Algorithm::Aes128Copa, Op::Decrypt) if len < 17 || len % 16 != 1 => {
+                Err("an AES-COPA ciphertext is 16k + 1 bytes, k >= 1")
+            }
+            (Algorithm::Aes128Julius, Op::Decrypt) if len < 16 || !len.is_multiple_of(16) => {
+                Err("a Julius ciphertext is a non-zero multiple of 16 bytes")
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// Whether `op` is a dependent chain inside one message (and so comb-scheduled).
     pub fn is_chained(self, op: Op) -> bool {
         matches!(
@@ -228,14 +386,25 @@ impl Algorithm {
             (
                 Algorithm::AesCbc | Algorithm::AesCbcPkcs7 | Algorithm::AesCfb128,
                 Op::Encrypt
-            ) | (Algorithm::AesOfb | Algorithm::AesCmac, _)
+            ) | (
+                Algorithm::AesOfb
+                    | Algorithm::AesCmac
+                    | Algorithm::AesCcm
+                    | Algorithm::Aes128Cloc
+                    | Algorithm::Aes128Silc
+                    | Algorithm::Aes128Jambu
+                    | Algorithm::Aes128McoeG
+                    | Algorithm::Aes128Poet
+                    | Algorithm::Aes128PoetGf,
+                _
+            )
         )
     }
 
     /// Output buffer length needed for an input of `len` bytes (0 for MACs; AEAD tags are
-    /// detached, so AES-GCM's output is as long as its input). For PKCS#7
-    /// decryption this is the room needed (the input length); the result says how many bytes
-    /// are plaintext.
+    /// detached, so most AEAD outputs are as long as their input; AES-COPA and Julius expand,
+    /// see their variants). For PKCS#7, COPA and Julius decryption this is the room needed;
+    /// the job's result says how many bytes are plaintext.
     pub fn output_len(self, op: Op, len: usize) -> usize {
         match (self, op) {
             (Algorithm::AesCmac, _) => 0,
@@ -243,6 +412,14 @@ impl Algorithm {
             // output, and validation reports `OutputTooShort` (found by fuzzing: the plain
             // product overflowed, a panic wherever overflow checks are on).
             (Algorithm::AesCbcPkcs7, Op::Encrypt) => (len / 16 + 1).saturating_mul(16),
+            (Algorithm::Aes128Copa, Op::Encrypt) => (len.div_ceil(16).max(1))
+                .saturating_mul(16)
+                .saturating_add(1),
+            (Algorithm::Aes128Copa, Op::Decrypt) => len.saturating_sub(1),
+            (Algorithm::Aes128Julius, Op::Encrypt) => {
+                len.div_ceil(16).saturating_mul(16).saturating_add(16)
+            }
+            (Algorithm::Aes128Julius, Op::Decrypt) => len.saturating_sub(16),
             _ => len,
         }
     }
@@ -307,7 +484,8 @@ mod tests {
         // Existing positions are stable (the C ABI numbers algorithms by them).
         assert_eq!(Algorithm::AesCmac as usize, 6);
         assert_eq!(Algorithm::AesGcm as usize, 7);
-        assert_eq!(Algorithm::ALL.last(), Some(&Algorithm::AesGcm));
+        assert_eq!(Algorithm::Aes128Julius as usize, 18);
+        assert_eq!(Algorithm::ALL.last(), Some(&Algorithm::Aes128Julius));
     }
 
     #[test]
@@ -327,6 +505,11 @@ mod tests {
                 }
             }
             assert_eq!(alg.is_aead(), alg.max_ad_len() > 0, "{alg}");
+            assert!(!alg.key_lens().is_empty(), "{alg}");
+            // The aes128-* IDs take 128-bit keys only (McOE-G: its two 128-bit halves).
+            if alg.id().starts_with("aes128-") {
+                assert!(alg.key_lens().iter().all(|&l| l == 16 || l == 32), "{alg}");
+            }
             assert!(!(alg.is_aead() && alg.is_mac()), "{alg}");
             for n in 0..=40 {
                 assert_eq!(

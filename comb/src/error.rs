@@ -15,7 +15,8 @@ pub enum Error {
     UnknownBackend(String),
     /// An algorithm ID that this build does not know.
     UnknownAlgorithm(String),
-    /// Key length in bytes is not valid for the algorithm (AES: 16, 24 or 32).
+    /// Key length in bytes is not valid for the algorithm (AES: 16, 24 or 32; the `aes128-*`
+    /// modes take 16, McOE-G 32: see [`crate::Algorithm::key_lens`]).
     InvalidKeyLength { got: usize },
     /// IV / nonce length in bytes is not what the algorithm takes (modes with one fixed IV
     /// length: CBC, CTR, CFB, OFB).
@@ -56,6 +57,10 @@ pub enum Error {
     AuthenticationFailed,
     /// Lane count (parallelism degree P) outside 1..=32.
     InvalidLaneCount { got: usize },
+    /// The message length does not have the shape the algorithm needs (AES-COPA
+    /// ciphertexts: `16k + 1` bytes, k >= 1; Julius: `16k`, k >= 1); `rule`
+    /// says which. Checked before any data is read.
+    InvalidMessageLength { len: usize, rule: &'static str },
 }
 
 impl fmt::Display for Error {
@@ -63,11 +68,11 @@ impl fmt::Display for Error {
         match self {
             Error::Unsupported(what) => write!(f, "unsupported on this CPU: {what}"),
             Error::UnknownBackend(name) => {
-                write!(f, "unknown backend {name:?} (known: auto, ni)")
+                write!(f, "unknown backend {name:?} (known: auto, vaes256, ni)")
             }
             Error::UnknownAlgorithm(id) => write!(f, "unknown algorithm {id:?}"),
             Error::InvalidKeyLength { got } => {
-                write!(f, "invalid key length {got} bytes (AES takes 16, 24 or 32)")
+                write!(f, "invalid key length {got} bytes for this algorithm")
             }
             Error::InvalidIvLength { expected, got } => {
                 write!(
@@ -112,6 +117,9 @@ impl fmt::Display for Error {
             Error::AuthenticationFailed => write!(f, "authentication failed"),
             Error::InvalidLaneCount { got } => {
                 write!(f, "invalid lane count {got} (allowed 1..=32)")
+            }
+            Error::InvalidMessageLength { len, rule } => {
+                write!(f, "invalid input length {len} bytes: {rule}")
             }
         }
     }

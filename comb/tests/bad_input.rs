@@ -7,7 +7,8 @@ mod common;
 
 use comb::{AesKey, Algorithm, Data, Engine, Error, Job, JobResult, Op, Tag};
 use common::{
-    bytes, cbc_raw_encrypt, engine, engines, reference, reference_cmac, reference_gcm, unhex, OPS,
+    bytes, cbc_raw_encrypt, engine, engines, reference, reference_aead, reference_cmac,
+    reference_gcm, unhex, OPS,
 };
 
 /// Bytes the library must not write.
@@ -39,15 +40,20 @@ struct Good {
 
 fn good(alg: Algorithm, op: Op) -> Good {
     let n = GOOD_LENS.len();
+    let key_lens = alg.key_lens();
     let key_bytes: Vec<Vec<u8>> = (0..n)
-        .map(|i| bytes(1000 + i as u64, [16, 24, 32][i % 3]))
+        .map(|i| bytes(1000 + i as u64, key_lens[i % key_lens.len()]))
         .collect();
     let keys = key_bytes.iter().map(|k| AesKey::new(k).unwrap()).collect();
-    // AEAD: 12-byte nonces and some of other lengths (hashed), AD of a few lengths.
+    // AEAD: the usual nonce length and some others where the algorithm takes a range (GCM
+    // hashes them), AD of a few lengths.
+    let (iv_min, iv_max) = alg.iv_lens();
     let ivs: Vec<Vec<u8>> = (0..n)
         .map(|i| {
-            let len = if alg.is_aead() && i % 3 == 2 {
+            let len = if alg == Algorithm::AesGcm && i % 3 == 2 {
                 [1, 8, 16, 60][i % 4]
+            } else if iv_min < iv_max && i % 3 == 2 {
+                iv_min + (5 * i) % (iv_max - iv_min + 1)
             } else {
                 alg.iv_len()
             };
@@ -79,7 +85,10 @@ fn good(alg: Algorithm, op: Op) -> Good {
     let tag_lens: Vec<usize> = if alg.is_aead() {
         let allowed = alg.allowed_tag_lens();
         (0..n)
-            .map(|i| allowed[(3 * i + 6) % allowed.len()])
+            .map(|i| match allowed.len() {
+                0 => 0, // Julius: no detached tag
+                l => allowed[(3 * i + 6) % l],
+            })
             .collect()
     } else {
         (0..n).map(|i| 1 + (5 * i + 15) % 16).collect()
@@ -90,8 +99,8 @@ fn good(alg: Algorithm, op: Op) -> Good {
     let mut want_tags = Vec::new();
     for i in 0..n {
         if alg.is_aead() {
-            let (ct, tag) = reference_gcm(&key_bytes[i], &ivs[i], &ads[i], &msgs[i]);
-            let tag = tag[..tag_lens[i]].to_vec();
+            let (ct, tag) =
+                reference_aead(alg, &key_bytes[i], &ivs[i], &ads[i], &msgs[i], tag_lens[i]);
             match op {
                 Op::Encrypt => {
                     inputs.push(msgs[i].clone());
@@ -188,6 +197,7 @@ fn good_job<'a>(
         return job;
     }
     let t = match op {
+        _ if g.tag_lens[i] == 0 => Tag::None, // Julius
         Op::Encrypt => Tag::Out(tag),
         Op::Decrypt => Tag::In(&g.tags_in[i]),
     };
@@ -216,9 +226,12 @@ fn check_good(c: &Case<'_>, i: usize, r: &JobResult, buf: &[u8], tag: &[u8], wha
     if alg.is_aead() && op == Op::Encrypt {
         assert_eq!(tag, &g.want_tags[i][..], "{ctx}: tag");
     }
+    // Past the output: the filler, or in place the rest of the input (an AES-COPA ciphertext
+    // is a byte longer than the room its plaintext needs).
     let room = alg.output_len(op, g.inputs[i].len());
+    let (initial, _) = good_buffers(alg, op, g, i);
     assert!(
-        buf[room..].iter().all(|&b| b == SENTINEL),
+        buf[room..] == initial[room..],
         "{ctx}: wrote past its output"
     );
 }
@@ -257,23 +270,27 @@ impl Special {
     /// A job that is valid for `alg`/`op` (message of `len` bytes, in place, with room for
     /// PKCS#7, a matching tag for CMAC verification); tests then break one thing.
     fn valid(alg: Algorithm, op: Op, len: usize) -> Special {
-        let key = bytes(77, 16);
+        let key = bytes(77, alg.key_lens()[0]);
         let iv = bytes(78, alg.iv_len());
         let msg = bytes(79, len);
         if alg.is_aead() {
             let ad = bytes(80, 21);
-            let (ct, full) = reference_gcm(&key, &iv, &ad, &msg);
+            let t = alg.tag_lens().map_or(0, |(_, _, d)| d);
+            let (ct, full) = reference_aead(alg, &key, &iv, &ad, &msg, t);
             let (input, tag) = match op {
-                Op::Encrypt => (msg, STag::Out(16)),
-                Op::Decrypt => (ct, STag::In(full.to_vec())),
+                _ if t == 0 => (if op == Op::Encrypt { msg } else { ct }, STag::None),
+                Op::Encrypt => (msg, STag::Out(t)),
+                Op::Decrypt => (ct, STag::In(full)),
             };
+            let mut buf = input.clone();
+            buf.resize(alg.output_len(op, input.len()).max(input.len()), SENTINEL);
             return Special {
                 key,
                 iv,
                 ad,
                 data: SData::InPlace {
                     len: input.len(),
-                    buf: input,
+                    buf,
                 },
                 tag,
             };
@@ -504,20 +521,26 @@ fn wrong_iv_length() {
         for op in OPS {
             let (min, max) = alg.iv_lens();
             if min != max {
-                // A range of nonce lengths (AES-GCM: 1 byte or more): only an empty nonce is
-                // too short here; lengths past the maximum (2^61 - 1) cannot be allocated.
-                let mut s = Special::valid(alg, op, 48);
-                s.iv = Vec::new();
-                let want = Want::err(Error::InvalidNonceLength { got: 0, min, max });
-                check_in_batch(alg, op, &s, &want, "empty nonce");
+                // A range of nonce lengths: one byte short and one byte long (AES-GCM: only
+                // an empty nonce, lengths past 2^61 - 1 cannot be allocated).
+                let bad = if alg == Algorithm::AesGcm {
+                    vec![0]
+                } else {
+                    vec![min - 1, max + 1]
+                };
+                for got in bad {
+                    let mut s = Special::valid(alg, op, 48);
+                    s.iv = bytes(5, got);
+                    let want = Want::err(Error::InvalidNonceLength { got, min, max });
+                    check_in_batch(alg, op, &s, &want, &format!("nonce of {got} bytes"));
+                }
                 continue;
             }
-            let lens: &[usize] = if alg.iv_len() == 16 {
-                &[0, 1, 8, 12, 15, 17, 24, 32]
-            } else {
-                &[1, 12, 16]
-            };
-            for &got in lens {
+            let lens: Vec<usize> = [0, 1, 7, 8, 9, 11, 12, 13, 15, 16, 17, 24, 32]
+                .into_iter()
+                .filter(|&l| l != alg.iv_len() && (alg.iv_len() > 0 || l > 0))
+                .collect();
+            for got in lens {
                 let mut s = Special::valid(alg, op, 48);
                 s.iv = bytes(5, got);
                 let want = Want::err(Error::InvalidIvLength {
@@ -632,7 +655,7 @@ fn output_buffer_too_short() {
                     len: input.len(),
                 };
                 let want = Want::err(Error::OutputTooShort {
-                    needed: input.len(),
+                    needed: needed.max(input.len()),
                     got: input.len() - 1,
                 });
                 check_in_batch(alg, op, &s, &want, "in place, len > buf.len()");
@@ -837,6 +860,49 @@ fn zero_length_messages_are_valid_for_every_mode() {
             let s = Special::valid(alg, op, 0);
             let key = s.key.clone();
             let want = match (alg, op) {
+                // The ciphertext of an empty AES-COPA message is a padded block and the flag,
+                // Julius's a block: decryption returns 0 bytes (COPA writes the padded block
+                // into its room); an empty ciphertext is malformed.
+                (Algorithm::Aes128Copa | Algorithm::Aes128Julius, Op::Decrypt) => {
+                    let e = engine(None).process_one(
+                        alg,
+                        op,
+                        Job::copy(&AesKey::new(&key).unwrap(), &[], &mut [0u8; 16])
+                            .with_iv(&s.iv)
+                            .with_ad(&s.ad)
+                            .with_tag(match &s.tag {
+                                STag::In(t) => Tag::In(t),
+                                _ => Tag::None,
+                            }),
+                    );
+                    assert!(
+                        matches!(e, Err(Error::InvalidMessageLength { len: 0, .. })),
+                        "{alg}: empty ciphertext: {e:?}"
+                    );
+                    let SData::InPlace { buf, len } = &s.data else {
+                        unreachable!("valid() is in place")
+                    };
+                    let mut b = buf.clone();
+                    let r = engine(None).process_one(
+                        alg,
+                        op,
+                        Job::new(
+                            &AesKey::new(&key).unwrap(),
+                            Data::InPlace {
+                                buf: &mut b,
+                                len: *len,
+                            },
+                        )
+                        .with_iv(&s.iv)
+                        .with_ad(&s.ad)
+                        .with_tag(match &s.tag {
+                            STag::In(t) => Tag::In(t),
+                            _ => Tag::None,
+                        }),
+                    );
+                    assert_eq!(r, Ok(0), "{alg} {op}: empty message");
+                    continue;
+                }
                 (Algorithm::AesCmac, Op::Encrypt) => Want {
                     result: Ok(0),
                     buf: None,
@@ -847,11 +913,15 @@ fn zero_length_messages_are_valid_for_every_mode() {
                     buf: None,
                     tag: None,
                 },
-                (Algorithm::AesGcm, Op::Encrypt) => Want {
-                    result: Ok(0),
-                    buf: None,
-                    tag: Some(reference_gcm(&key, &s.iv, &s.ad, &[]).1.to_vec()),
-                },
+                (a, Op::Encrypt) if a.is_aead() => {
+                    let t = a.tag_lens().map_or(0, |(_, _, d)| d);
+                    let (ct, tag) = reference_aead(a, &key, &s.iv, &s.ad, &[], t);
+                    Want {
+                        result: Ok(ct.len()),
+                        buf: (!ct.is_empty()).then_some(ct),
+                        tag: (t > 0).then_some(tag),
+                    }
+                }
                 (Algorithm::AesCbcPkcs7, Op::Encrypt) => Want {
                     result: Ok(16),
                     buf: Some(reference(alg, op, &key, &s.iv, &[]).unwrap()),
@@ -1046,11 +1116,12 @@ fn tag_misuse() {
     };
     // MACs and AEAD: no tag, or a tag of the wrong direction.
     for &alg in Algorithm::ALL.iter().filter(|a| a.tag_lens().is_some()) {
+        let t = alg.tag_lens().map_or(16, |(_, _, d)| d);
         for (op, tag) in [
             (Op::Encrypt, STag::None),
             (Op::Decrypt, STag::None),
-            (Op::Encrypt, STag::In(vec![0; 16])),
-            (Op::Decrypt, STag::Out(16)),
+            (Op::Encrypt, STag::In(vec![0; t])),
+            (Op::Decrypt, STag::Out(t)),
         ] {
             check(alg, op, 33, tag);
         }
@@ -1502,13 +1573,14 @@ fn huge_copy_input(len: usize) {
 /// is 9 bytes.
 #[test]
 fn declared_length_near_usize_max_is_an_error_not_an_overflow() {
-    let key = AesKey::new(&bytes(1, 16)).unwrap();
     for e in engines(Some(4)) {
         for &alg in Algorithm::ALL {
+            let key = AesKey::new(&bytes(1, alg.key_lens()[0])).unwrap();
+            let t = alg.tag_lens().map_or(16, |(_, _, d)| d);
             for op in OPS {
                 for len in [usize::MAX, usize::MAX - 15, usize::MAX - 16, usize::MAX / 2] {
                     let mut buf = [0u8; 9];
-                    let mut tag = [0u8; 16];
+                    let mut tag = vec![0u8; t];
                     let iv = vec![0u8; alg.iv_len()];
                     let mut job = Job::new(&key, Data::InPlace { buf: &mut buf, len });
                     if alg.iv_len() > 0 {
@@ -1517,7 +1589,7 @@ fn declared_length_near_usize_max_is_an_error_not_an_overflow() {
                     if alg.tag_lens().is_some() {
                         job = job.with_tag(match op {
                             Op::Encrypt => Tag::Out(&mut tag),
-                            Op::Decrypt => Tag::In(&[0u8; 16]),
+                            Op::Decrypt => Tag::In(&[0u8; 16][..t]),
                         });
                     }
                     let r = e.process(alg, op, &mut [job]);

@@ -640,7 +640,13 @@ fn packet_mix_every_algorithm_lanes_1_to_32_every_backend() {
 }
 
 fn packet_mix_every_algorithm(backend: Backend) {
-    for &alg in Algorithm::ALL {
+    // Of the AEAD modes, AES-GCM has its RustCrypto reference here; the others are checked
+    // in their own test files (known answers, batch = sequential = single at lanes 1..16 on
+    // random mixed batches, RustCrypto `ccm`/`ocb3` differentials).
+    for &alg in Algorithm::ALL
+        .iter()
+        .filter(|a| !a.is_aead() || **a == Algorithm::AesGcm)
+    {
         for lanes in (1..=18).chain([23, 24, 25, 32]) {
             for key_mode in [
                 KeyMode::PerJob,

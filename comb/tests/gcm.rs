@@ -636,3 +636,17 @@ fn empty_messages() {
         }
     }
 }
+
+/// The CAESAR genkat file of AES-128-GCM (1089 records) on both paths and every backend.
+#[test]
+fn genkat_file() {
+    common::aead::check_genkat(Algorithm::AesGcm, "aes128-gcm-n12-t16.txt");
+}
+
+/// Batch = sequential = one by one, round trip and forgeries on random mixed batches.
+#[test]
+fn random_batches() {
+    for seed in 1..4 {
+        common::aead::check_properties(Algorithm::AesGcm, seed, 37, 700, &[1, 4, 8, 16]);
+    }
+}

@@ -110,10 +110,24 @@ impl Prepared for AnchorPrepared {
             batch.out_lens.iter_mut().for_each(|n| *n = 0);
             return;
         }
-        for (((_, dst), n), o) in batch.data.io_mut().zip(batch.out_lens.iter_mut()).zip(outs) {
+        let aead = self.alg.is_aead();
+        for ((((_, dst), n), o), t) in batch
+            .data
+            .io_mut()
+            .zip(batch.out_lens.iter_mut())
+            .zip(outs)
+            .zip(batch.tags.iter_mut())
+        {
+            // AEAD anchors (GCM, CCM) return ciphertext ‖ 16-byte tag.
+            let (o, tag) = if aead && o.len() >= 16 {
+                o.split_at(o.len() - 16)
+            } else {
+                (&o[..], &[][..])
+            };
             let k = o.len().min(dst.len());
             dst[..k].copy_from_slice(&o[..k]);
             *n = o.len();
+            t[..tag.len()].copy_from_slice(tag);
         }
     }
 }

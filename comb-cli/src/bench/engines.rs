@@ -207,11 +207,13 @@ impl Prepared for OursPrepared {
                 } else {
                     job
                 };
-                // AEAD: the detached 16-byte tag, written on encrypt, checked on decrypt.
-                jobs.push(match (aead, self.op) {
+                // AEAD: the detached tag (the algorithm's default length; Julius has none),
+                // written on encrypt, checked on decrypt.
+                let tag_len = self.alg.tag_lens().map_or(0, |(_, _, d)| d);
+                jobs.push(match (aead && tag_len > 0, self.op) {
                     (false, _) => job,
-                    (true, Op::Encrypt) => job.with_tag(Tag::Out(&mut t[..])),
-                    (true, Op::Decrypt) => job.with_tag(Tag::In(&t[..])),
+                    (true, Op::Encrypt) => job.with_tag(Tag::Out(&mut t[..tag_len])),
+                    (true, Op::Decrypt) => job.with_tag(Tag::In(&t[..tag_len])),
                 });
             }
         }
@@ -246,6 +248,16 @@ pub fn build_batches(
     let mut out = Vec::with_capacity(raw.len());
     for lens in raw {
         let lens: Vec<usize> = lens.iter().map(|&l| round_len(alg, op, l)).collect();
+        // AEAD decryption reads the ciphertexts of plaintexts of these lengths (longer for
+        // AES-COPA and Julius).
+        let plain = lens.clone();
+        let lens: Vec<usize> = if alg.is_aead() && op == Op::Decrypt {
+            lens.iter()
+                .map(|&l| alg.output_len(Op::Encrypt, l))
+                .collect()
+        } else {
+            lens
+        };
         let outs: Vec<usize> = lens.iter().map(|&l| alg.output_len(op, l)).collect();
         let mut b = Batch::new(&lens, &outs);
         for i in 0..lens.len() {
@@ -263,7 +275,7 @@ pub fn build_batches(
             // Make the inputs with the encrypt direction of the sequential engine: PKCS#7 of
             // len - 1 bytes is exactly len bytes.
             let plain: Vec<usize> = if alg.is_mac() || alg.is_aead() {
-                lens.clone()
+                plain
             } else {
                 lens.iter().map(|&l| l - 1).collect()
             };
@@ -360,10 +372,10 @@ mod tests {
     // Correctness of the comparison only; nothing is timed.
     #[test]
     fn comb_agrees_with_sequential_on_every_mode() {
-        let key = [7u8; 16];
         let raw = vec![vec![0, 16, 40, 100, 1400, 33], vec![1500, 1, 2, 3]];
         let comb = by_name("comb").unwrap();
         for &alg in Algorithm::ALL {
+            let key = vec![7u8; alg.key_lens()[0]];
             for op in [Op::Encrypt, Op::Decrypt] {
                 let batches = build_batches(alg, op, &key, &raw, 1).unwrap();
                 for (b, r) in batches.iter().zip(&raw) {
@@ -383,11 +395,11 @@ mod tests {
     #[cfg(feature = "anchors")]
     #[test]
     fn anchors_agree_with_sequential() {
-        let key = [9u8; 16];
         let raw = vec![vec![16, 48, 1504, 96], vec![64]];
         for name in ANCHORS {
             let Ok(engine) = by_name(name) else { continue };
             for &alg in Algorithm::ALL {
+                let key = vec![9u8; alg.key_lens()[0]];
                 for op in [Op::Encrypt, Op::Decrypt] {
                     if !engine.supports(alg, op) {
                         continue;

@@ -22,9 +22,16 @@ pub struct Common {
 }
 
 impl Common {
-    /// The key of the run: `key_bits` bits derived from the seed.
-    pub fn key(&self) -> Vec<u8> {
-        let mut k = vec![0u8; self.key_bits / 8];
+    /// The key of the run for `alg`: `key_bits` bits derived from the seed, or, for an
+    /// algorithm that does not take that size (the `aes128-*` modes; McOE-G's 32-byte
+    /// `K1 || K2`), its own key length.
+    pub fn key_for(&self, alg: Algorithm) -> Vec<u8> {
+        let n = if alg.key_len_allowed(self.key_bits / 8) {
+            self.key_bits / 8
+        } else {
+            alg.key_lens()[0]
+        };
+        let mut k = vec![0u8; n];
         Rng::new(self.seed ^ 0x006b_6579).fill(&mut k); // "key"
         k
     }
@@ -52,9 +59,9 @@ impl Sweep {
 
 /// Builds and verifies the tasks of `sweep`. `notes` collects what was skipped.
 pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<Vec<Task>, String> {
-    let key = common.key();
     let mut tasks = Vec::new();
     for &alg in &sweep.algs {
+        let key = common.key_for(alg);
         for &op in &sweep.ops {
             for dist in &sweep.dists {
                 let raw = dist.batches(common.batch, common.seed);

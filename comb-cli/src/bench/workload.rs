@@ -124,7 +124,9 @@ pub fn realistic_len(rng: &mut Rng) -> usize {
 }
 
 /// The length actually used for `alg`/`op`: rounded up to whole blocks where the mode needs
-/// them, and at least one block for PKCS#7 decryption (whose input is a padded ciphertext).
+/// them, and at least one block for PKCS#7 decryption
+/// (whose input is a padded ciphertext). For AEAD decryption this is the *plaintext* length
+/// the ciphertext is made from ([`Algorithm::output_len`] gives the ciphertext's).
 pub fn round_len(alg: Algorithm, op: Op, len: usize) -> usize {
     let mut n = len;
     if alg.needs_whole_blocks(op) {

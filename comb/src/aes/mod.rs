@@ -68,6 +68,36 @@ pub struct AesKey {
     /// once; the loser waits). Boxed so that [`Zeroize::zeroize`] can take it out and drop it
     /// where it lies: `GhashKey` overwrites its powers with zeros on drop.
     ghash: OnceLock<Box<GhashKey>>,
+    /// What other modes derive from the key and keep with it (OCB3's L table, POET's
+    /// derived keys, ...): one lazily filled slot per mode, see [`Derived`].
+    derived: [OnceLock<Box<dyn core::any::Any + Send + Sync>>; DERIVED_SLOTS],
+}
+
+/// Number of [`Derived`] slots in a key.
+pub(crate) const DERIVED_SLOTS: usize = 8;
+
+/// Key material a mode derives from an [`AesKey`] once (block encryptions of constants,
+/// doublings, sub-key schedules) and caches with the key, as the GHASH key is: per job it
+/// would cost more than a short packet's whole encryption. Each implementing type owns one
+/// slot (`SLOT`, distinct across types: a unit test checks it) and must wipe its secrets on
+/// drop; the key drops every slot when it is zeroized.
+pub(crate) trait Derived: Send + Sync + Sized + 'static {
+    /// This type's slot, `0..DERIVED_SLOTS`.
+    const SLOT: usize;
+    /// Computes the material from the key.
+    fn derive(key: &AesKey) -> Self;
+}
+
+/// The slots of the modes that use one (one constant per mode, listed here so that no two
+/// modes share a slot).
+pub(crate) mod slot {
+    pub(crate) const OCB3: usize = 0;
+    pub(crate) const OTR: usize = 1;
+    pub(crate) const COPA: usize = 2;
+    pub(crate) const JULIUS: usize = 3;
+    pub(crate) const MCOE_G: usize = 4;
+    pub(crate) const POET: usize = 5;
+    pub(crate) const POET_GF: usize = 6;
 }
 
 impl AesKey {
@@ -92,6 +122,7 @@ impl AesKey {
             rounds,
             token,
             ghash: OnceLock::new(),
+            derived: Default::default(),
         };
         ni::expand_key(token, key, &mut k.enc);
         ni::invert_key(token, &k.enc, rounds, &mut k.dec);
@@ -144,6 +175,26 @@ impl AesKey {
     }
 }
 
+impl AesKey {
+    /// The material of type `T` derived from this key, computed on first use and cached (see
+    /// [`Derived`]). Thread-safe as [`AesKey::ghash_key`] is.
+    pub(crate) fn derived<T: Derived>(&self) -> &T {
+        let any = self.derived[T::SLOT].get_or_init(|| Box::new(T::derive(self)));
+        match any.downcast_ref::<T>() {
+            Some(t) => t,
+            // Two types with one slot: a programming error the slot test rules out.
+            None => unreachable!("derived-key slot {} used by two types", T::SLOT),
+        }
+    }
+
+    /// The first 16 bytes of the key as given to [`AesKey::new`] (round key 0 is the key
+    /// itself), and for a 32-byte key the second 16 (AES-256's round key 1): McOE-G splits
+    /// its 32-byte key `K1 || K2` this way.
+    pub(crate) fn raw_halves(&self) -> (Block, Block) {
+        (self.enc.0[0], self.enc.0[1])
+    }
+}
+
 impl Zeroize for AesKey {
     fn zeroize(&mut self) {
         self.enc.0.zeroize();
@@ -154,6 +205,9 @@ impl Zeroize for AesKey {
         // Dropping the box zeroizes the powers in place on the heap (GhashKey's Drop); the
         // next GCM use of the (now all-zero) key would make a new one.
         drop(self.ghash.take());
+        for slot in &mut self.derived {
+            drop(slot.take());
+        }
     }
 }
 
@@ -229,6 +283,12 @@ impl Kernels {
     /// xmm kernel serves all of them.
     pub(crate) fn encrypt_many(self, blocks: &mut [Block], keys: &[&AesKey]) {
         ni::encrypt_many(self.ni(), blocks, keys)
+    }
+
+    /// The inverse cipher on independent blocks under per-block keys (as
+    /// [`Kernels::encrypt_many`]).
+    pub(crate) fn decrypt_many(self, blocks: &mut [Block], keys: &[&AesKey]) {
+        ni::decrypt_many(self.ni(), blocks, keys)
     }
 }
 

@@ -301,42 +301,85 @@ fn decrypt_block_ni(key: &AesKey, block: &mut Block) {
 
 /// Encrypts `blocks[i]` under `keys[i]` in place, for any number of independent blocks with
 /// any mix of keys (of one size or several): the batched initialisation/finalisation step
-/// (CMAC tags, PKCS#7 last blocks, CFB/OFB partial tails of a whole batch). Runs 8 lanes at a
-/// time, shared-key path when a chunk has one key.
+/// (CMAC tags, PKCS#7 last blocks, CFB/OFB partial tails of a whole batch) and the step of
+/// the generic comb stepper ([`crate::sched::steps`]). Runs 8 lanes at a time, the remainder
+/// as one narrower call; shared-key path when a chunk has one key.
 pub(crate) fn encrypt_many(_t: NiToken, blocks: &mut [Block], keys: &[&AesKey]) {
     assert_eq!(blocks.len(), keys.len());
     // SAFETY: the token proves AES-NI is present.
-    unsafe { encrypt_many_ni(blocks, keys) }
+    unsafe { crypt_many_ni::<false>(blocks, keys) }
+}
+
+/// Decrypts `blocks[i]` under `keys[i]` in place (the inverse cipher), as [`encrypt_many`].
+pub(crate) fn decrypt_many(_t: NiToken, blocks: &mut [Block], keys: &[&AesKey]) {
+    assert_eq!(blocks.len(), keys.len());
+    // SAFETY: the token proves AES-NI is present.
+    unsafe { crypt_many_ni::<true>(blocks, keys) }
 }
 
 #[target_feature(enable = "aes,sse2")]
-fn encrypt_many_ni(blocks: &mut [Block], keys: &[&AesKey]) {
+fn crypt_many_ni<const DEC: bool>(blocks: &mut [Block], keys: &[&AesKey]) {
     const W: usize = 8;
     let mut bc = blocks.chunks_exact_mut(W);
     let mut kc = keys.chunks_exact(W);
     for (b, k) in (&mut bc).zip(&mut kc) {
-        let k: &[&AesKey; W] = k.try_into().unwrap_or_else(|_| unreachable!());
-        let rounds = k[0].rounds;
-        let shared = k.iter().all(|kk| core::ptr::eq(*kk, k[0]));
-        let same_size = k.iter().all(|kk| kk.rounds == rounds);
-        if same_size {
-            let mut x: [__m128i; W] = core::array::from_fn(|j| load(&b[j]));
-            if shared {
-                encrypt_lanes!(W, true; &mut x, k, rounds.min(14));
+        crypt_chunk::<W, DEC>(b, k);
+    }
+    let (b, k) = (bc.into_remainder(), kc.remainder());
+    match b.len() {
+        0 => {}
+        1 => crypt_chunk::<1, DEC>(b, k),
+        2 => crypt_chunk::<2, DEC>(b, k),
+        3 => crypt_chunk::<3, DEC>(b, k),
+        4 => crypt_chunk::<4, DEC>(b, k),
+        5 => crypt_chunk::<5, DEC>(b, k),
+        6 => crypt_chunk::<6, DEC>(b, k),
+        _ => crypt_chunk::<7, DEC>(b, k),
+    }
+}
+
+/// `N` blocks under their keys; `b` and `k` have exactly `N` entries.
+#[inline]
+#[target_feature(enable = "aes,sse2")]
+fn crypt_chunk<const N: usize, const DEC: bool>(b: &mut [Block], k: &[&AesKey]) {
+    let (Ok(b), Ok(k)) = (<&mut [Block; N]>::try_from(b), <&[&AesKey; N]>::try_from(k)) else {
+        unreachable!("callers pass exactly N blocks and keys")
+    };
+    let rounds = k[0].rounds;
+    let shared = k.iter().all(|kk| core::ptr::eq(*kk, k[0]));
+    if !k.iter().all(|kk| kk.rounds == rounds) {
+        // Mixed key sizes in one chunk: lanes cannot run in lockstep.
+        for (bj, kj) in b.iter_mut().zip(k) {
+            if DEC {
+                decrypt_block_ni(kj, bj);
             } else {
-                encrypt_lanes!(W, false; &mut x, k, rounds.min(14));
-            }
-            for j in 0..W {
-                store(&mut b[j], x[j]);
-            }
-        } else {
-            for (bj, kj) in b.iter_mut().zip(k) {
                 encrypt_block_ni(kj, bj);
             }
         }
+        return;
     }
-    for (b, k) in bc.into_remainder().iter_mut().zip(kc.remainder()) {
-        encrypt_block_ni(k, b);
+    let mut x: [__m128i; N] = core::array::from_fn(|j| load(&b[j]));
+    match (DEC, shared) {
+        (false, true) => encrypt_lanes!(N, true; &mut x, k, rounds.min(14)),
+        (false, false) => encrypt_lanes!(N, false; &mut x, k, rounds.min(14)),
+        (true, true) => decrypt_lanes::<N>(&mut x, k[0]),
+        (true, false) => {
+            let r = rounds.min(14);
+            for (j, xj) in x.iter_mut().enumerate() {
+                *xj = _mm_xor_si128(*xj, rk(&k[j].dec, 0));
+            }
+            for round in 1..r {
+                for (j, xj) in x.iter_mut().enumerate() {
+                    *xj = _mm_aesdec_si128(*xj, rk(&k[j].dec, round));
+                }
+            }
+            for (j, xj) in x.iter_mut().enumerate() {
+                *xj = _mm_aesdeclast_si128(*xj, rk(&k[j].dec, r));
+            }
+        }
+    }
+    for j in 0..N {
+        store(&mut b[j], x[j]);
     }
 }
 

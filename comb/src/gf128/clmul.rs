@@ -206,8 +206,17 @@ pub(super) fn agg<const KARA: bool, const N: usize>(
     blocks: &[Block; N],
 ) -> __m128i {
     const { assert!(N >= 1 && N <= 8) };
+    agg_n::<KARA>(pow, s, blocks)
+}
+
+/// [`agg`] for `1..=8` blocks counted at run time.
+#[inline]
+#[target_feature(enable = "pclmulqdq,sse2,ssse3")]
+pub(super) fn agg_n<const KARA: bool>(pow: &Powers, s: __m128i, blocks: &[Block]) -> __m128i {
+    let n = blocks.len();
+    debug_assert!((1..=8).contains(&n));
     let mut w = Wide::zero();
-    let keys = pow.desc[8 - N..].iter().zip(&pow.kk[8 - N..]);
+    let keys = pow.desc[8 - n..].iter().zip(&pow.kk[8 - n..]);
     for (i, (b, (k, kk))) in blocks.iter().zip(keys).enumerate() {
         let mut x = load_block(b);
         if i == 0 {
@@ -216,6 +225,36 @@ pub(super) fn agg<const KARA: bool, const N: usize>(
         mul_acc::<KARA>(&mut w, x, load_u128(k), load_u128(kk));
     }
     finish::<KARA>(w)
+}
+
+#[target_feature(enable = "pclmulqdq,sse2,ssse3")]
+fn gcm_impl<const KARA: bool>(pow: &Powers, out: &mut Block, ad: &[u8], ct: &[u8]) {
+    let s = super::gcm_stream(
+        _mm_setzero_si128(),
+        ad,
+        ct,
+        |s, c| agg::<KARA, 8>(pow, s, c),
+        |s, c| agg_n::<KARA>(pow, s, c),
+    );
+    store_block(out, s);
+}
+
+/// GCM's GHASH of `ad` and `ct` with the lengths block, in one pass, into `out`.
+pub(super) fn gcm(
+    _t: ClmulToken,
+    v: MulVariant,
+    pow: &Powers,
+    out: &mut Block,
+    ad: &[u8],
+    ct: &[u8],
+) {
+    // SAFETY: the token proves PCLMULQDQ, SSE2 and SSSE3 are present.
+    unsafe {
+        match v {
+            MulVariant::Karatsuba => gcm_impl::<true>(pow, out, ad, ct),
+            MulVariant::Schoolbook => gcm_impl::<false>(pow, out, ad, ct),
+        }
+    }
 }
 
 #[target_feature(enable = "pclmulqdq,sse2,ssse3")]

@@ -128,16 +128,36 @@ pub(super) fn mont(a: u128, b: u128) -> u128 {
 /// `N` blocks, one reduction: `(s ^ X_0)·H^N + X_1·H^(N-1) + … + X_{N-1}·H`.
 #[inline]
 fn agg<const N: usize>(pow: &Powers, s: u128, blocks: &[Block; N]) -> u128 {
+    agg_n(pow, s, blocks)
+}
+
+/// [`agg`] for `1..=8` blocks counted at run time.
+#[inline]
+pub(super) fn agg_n(pow: &Powers, s: u128, blocks: &[Block]) -> u128 {
+    let n = blocks.len();
+    debug_assert!((1..=8).contains(&n));
     let mut acc = Wide::default();
     for (i, b) in blocks.iter().enumerate() {
         let mut x = u128::from_be_bytes(*b);
         if i == 0 {
             x ^= s;
         }
-        // K_(N-i) sits at desc[8 - N + i].
-        acc = acc.xor(clmul128(x, pow.desc[8 - N + i]));
+        // K_(n-i) sits at desc[8 - n + i].
+        acc = acc.xor(clmul128(x, pow.desc[8 - n + i]));
     }
     reduce(acc)
+}
+
+/// GCM's GHASH of `ad` and `ct` with the lengths block, in one pass ([`super::gcm_stream`]).
+pub(super) fn gcm(pow: &Powers, out: &mut Block, ad: &[u8], ct: &[u8]) {
+    *out = super::gcm_stream(
+        0u128,
+        ad,
+        ct,
+        |s, c| agg::<8>(pow, s, c),
+        |s, c| agg_n(pow, s, c),
+    )
+    .to_be_bytes();
 }
 
 /// GHASH over whole blocks (the caller handles partial ones), `agg` blocks per reduction.

@@ -152,6 +152,38 @@ fn update_impl<const KARA: bool>(
     clmul::store_block(state, s);
 }
 
+#[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse2,ssse3")]
+fn gcm_impl<const KARA: bool>(pow: &Powers, out: &mut Block, ad: &[u8], ct: &[u8]) {
+    // Groups of 8 on ymm; the one final group of at most 8 blocks (the message's last whole
+    // blocks, its padded tail and the lengths block) on xmm.
+    let s = super::gcm_stream(
+        _mm_setzero_si128(),
+        ad,
+        ct,
+        |s, c| agg2::<KARA, 8>(pow, s, c),
+        |s, c| clmul::agg_n::<KARA>(pow, s, c),
+    );
+    clmul::store_block(out, s);
+}
+
+/// GCM's GHASH of `ad` and `ct` with the lengths block, in one pass, into `out`.
+pub(super) fn gcm(
+    _t: VclmulToken,
+    v: MulVariant,
+    pow: &Powers,
+    out: &mut Block,
+    ad: &[u8],
+    ct: &[u8],
+) {
+    // SAFETY: the token proves AVX2, VPCLMULQDQ, PCLMULQDQ, SSE2 and SSSE3 are present.
+    unsafe {
+        match v {
+            MulVariant::Karatsuba => gcm_impl::<true>(pow, out, ad, ct),
+            MulVariant::Schoolbook => gcm_impl::<false>(pow, out, ad, ct),
+        }
+    }
+}
+
 /// GHASH over whole blocks, `agg_by` blocks per reduction, multiplication variant `v`.
 pub(super) fn update(
     _t: VclmulToken,

@@ -4,12 +4,23 @@
 //! then initialisation/finalisation batched across all jobs).
 
 pub(crate) mod cbc;
+pub(crate) mod ccm;
 pub(crate) mod cfb;
+pub(crate) mod cloc;
 pub(crate) mod cmac;
+pub(crate) mod copa;
 pub(crate) mod ctr;
 pub(crate) mod ecb;
 pub(crate) mod gcm;
+pub(crate) mod jambu;
+pub(crate) mod julius;
+pub(crate) mod mcoe_g;
+pub(crate) mod ocb3;
 pub(crate) mod ofb;
+pub(crate) mod otr;
+pub(crate) mod poet;
+pub(crate) mod poet_gf;
+pub(crate) mod silc;
 
 use crate::aes::AesKey;
 use crate::aes::{ChainLane, Kernels};
@@ -36,6 +47,10 @@ pub(crate) struct Prepared<'a> {
     pub(crate) tag: TagIo<'a>,
     /// Associated data (AEAD modes; empty for the others).
     pub(crate) ad: &'a [u8],
+    /// The nonce / IV exactly as the caller gave it (length validated for the algorithm).
+    /// The SP 800-38A modes use `lane.chain` instead; the AEAD modes other than GCM build
+    /// their initial state from this.
+    pub(crate) nonce: &'a [u8],
     /// The job's position in the caller's batch: where the mode writes its result.
     pub(crate) index: usize,
 }
@@ -84,6 +99,17 @@ pub(crate) fn run(
         (Algorithm::AesOfb, _) => ofb::run(k, jobs, results, path),
         (Algorithm::AesCmac, _) => cmac::run(k, jobs, results, path),
         (Algorithm::AesGcm, op) => gcm::run(k, jobs, results, op),
+        (Algorithm::AesCcm, op) => ccm::run(k, jobs, results, op, path),
+        (Algorithm::AesOcb3, op) => ocb3::run(k, jobs, results, op, path),
+        (Algorithm::Aes128Otr, op) => otr::run(k, jobs, results, op, path),
+        (Algorithm::Aes128Cloc, op) => cloc::run(k, jobs, results, op, path),
+        (Algorithm::Aes128Silc, op) => silc::run(k, jobs, results, op, path),
+        (Algorithm::Aes128Jambu, op) => jambu::run(k, jobs, results, op, path),
+        (Algorithm::Aes128McoeG, op) => mcoe_g::run(k, jobs, results, op, path),
+        (Algorithm::Aes128Copa, op) => copa::run(k, jobs, results, op, path),
+        (Algorithm::Aes128Poet, op) => poet::run(k, jobs, results, op, path),
+        (Algorithm::Aes128PoetGf, op) => poet_gf::run(k, jobs, results, op, path),
+        (Algorithm::Aes128Julius, op) => julius::run(k, jobs, results, op, path),
     }
 }
 

@@ -2,3 +2,4 @@
 
 pub(crate) mod exec;
 pub mod plan;
+pub(crate) mod steps;

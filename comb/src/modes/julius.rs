@@ -1,0 +1,530 @@
+//! Julius-ECB ("regular" Julius, Bahack, CAESAR v1 draft) as its specification writes it.
+//!
+//! Field: GF(2^128) with `x^128 + x^7 + x^2 + x + 1` in the big-endian bit order of CMAC
+//! (byte 15 bit 0 is `x^0`); `δ = E(0)`. The GCM field is the same field with every 128-bit
+//! word bit-reversed, so `a·b = rev(rev(a) ⊗ rev(b))` and the Horner chain runs on the
+//! cached [`GhashKey`] of `rev(δ)` (aggregated, carry-less multiplication).
+//!
+//! Encryption. The string `S = 0^15‖01 ‖ N ‖ [|A|]_64 ‖ [|M|]_64 ‖ A‖0* ‖ 0^128 ‖ 0*‖M` (AD
+//! zero-padded at the back, the message at the front, `r = ceil(m/16) + 1` blocks from the
+//! zero "redundancy" block on). `seed = Σ S_i·δ^(n-1-i)` (Horner), `μ = E(seed)`. The last `r`
+//! blocks are masked: `r` even, block `j` gets `μ·δ^j`; `r` odd, block 0 gets `μ`, block 1
+//! `μ·δ ^ μ`, block `j ≥ 2` `μ·δ^(j-1)` (the masks sum to zero under the Horner weights when
+//! `r ≥ 2`, so the seed is unchanged). Output: ECB of the `r` masked blocks.
+//!
+//! Decryption. `X = E^-1(C)`; the seed is the Horner value over the header and `X` (`r ≥ 2`;
+//! for `r = 1` over the header and a zero block). The message length is not transmitted:
+//! `m = 16(r-1) - c`, `c` in `0..16`, and `m` enters the header, so the seed is computed with
+//! `m = 0` and each candidate adds `m_c·δ^(n-3)`; all 16 `μ_c = E(seed_c)` are computed (one
+//! batched call), the one with `μ_c = X_0` (the redundancy block) is selected in constant
+//! time, and the `c` front-padding bytes must be zero. On failure the output is zeroed.
+//!
+//! Scheduling. No AES call depends on another inside a message: the Horner chain is field
+//! multiplications only. Pass 1 hashes every job; `μ` (16 candidates on decryption) for all
+//! jobs is one `Kernels::encrypt_many` call; pass 2 masks into a scratch buffer and runs the
+//! engine's wide ECB kernel (`Kernels::parallel`). The single path is the same code, one job.
+
+use crate::aes::{AesKey, Derived, Kernels, Parallel};
+use crate::block::{wipe, Block, IoPtrs, BLOCK};
+use crate::gf128::{gf_mul, Aggregation, GhashKey};
+use crate::modes::Prepared;
+use crate::sched::exec::Path;
+use crate::{Error, JobResult, Op};
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use zeroize::Zeroize;
+
+/// Blocks per stack window (hashing and ECB decryption).
+const WINDOW: usize = 32;
+
+/// Per-key constants: `δ = E(0)` and the GHASH key of `rev(δ)`.
+pub(crate) struct JuliusKey {
+    delta: u128,
+    gh: GhashKey,
+}
+
+impl Derived for JuliusKey {
+    const SLOT: usize = crate::aes::slot::JULIUS;
+    fn derive(key: &AesKey) -> JuliusKey {
+        let mut d = [0u8; BLOCK];
+        key.encrypt_block(&mut d);
+        let delta = u128::from_be_bytes(d);
+        let mut h = delta.reverse_bits().to_be_bytes();
+        let gh = GhashKey::new(&h);
+        wipe(&mut d);
+        wipe(&mut h);
+        JuliusKey { delta, gh }
+    }
+}
+
+impl Drop for JuliusKey {
+    fn drop(&mut self) {
+        self.delta.zeroize();
+    }
+}
+
+impl JuliusKey {
+    /// `t·δ` (big-endian field).
+    fn mul_delta(&self, t: u128) -> u128 {
+        let mut x = t.reverse_bits().to_be_bytes();
+        let mut y = self.gh.mul_h(&x);
+        let r = u128::from_be_bytes(y).reverse_bits();
+        wipe(&mut x);
+        wipe(&mut y);
+        r
+    }
+}
+
+/// `a·b` in the big-endian field (portable, constant time).
+fn mul_be(a: u128, b: u128) -> u128 {
+    let mut x = a.reverse_bits().to_be_bytes();
+    let mut y = b.reverse_bits().to_be_bytes();
+    let mut z = gf_mul(&x, &y);
+    let r = u128::from_be_bytes(z).reverse_bits();
+    wipe(&mut x);
+    wipe(&mut y);
+    wipe(&mut z);
+    r
+}
+
+/// `δ^e` (the exponent is a public length).
+fn pow_be(delta: u128, mut e: usize) -> u128 {
+    let mut acc = 1u128;
+    let mut base = delta;
+    while e > 0 {
+        if e & 1 == 1 {
+            acc = mul_be(acc, base);
+        }
+        base = mul_be(base, base);
+        e >>= 1;
+    }
+    base.zeroize();
+    acc
+}
+
+/// Horner evaluation at δ: `Σ b_i·δ^(n-1-i)` = GHASH at `rev(δ)` over all blocks but the
+/// last (bit-reversed), plus the last block.
+struct Horner<'k> {
+    gh: &'k GhashKey,
+    state: Block,
+    buf: [Block; WINDOW],
+    fill: usize,
+    last: Option<u128>,
+}
+
+impl<'k> Horner<'k> {
+    fn new(jk: &'k JuliusKey) -> Self {
+        Horner {
+            gh: &jk.gh,
+            state: [0; BLOCK],
+            buf: [[0; BLOCK]; WINDOW],
+            fill: 0,
+            last: None,
+        }
+    }
+
+    fn push(&mut self, b: u128) {
+        if let Some(mut prev) = self.last.replace(b) {
+            self.buf[self.fill] = prev.reverse_bits().to_be_bytes();
+            prev.zeroize();
+            self.fill += 1;
+            if self.fill == WINDOW {
+                self.flush();
+            }
+        }
+    }
+
+    fn flush(&mut self) {
+        self.gh
+            .ghash_blocks(&mut self.state, &self.buf[..self.fill], Aggregation::Eight);
+        self.fill = 0;
+    }
+
+    fn finish(mut self) -> u128 {
+        self.flush();
+        let last = self.last.take().unwrap_or(0);
+        u128::from_be_bytes(self.state).reverse_bits() ^ last
+    }
+}
+
+impl Drop for Horner<'_> {
+    fn drop(&mut self) {
+        wipe(&mut self.state);
+        for b in self.buf.iter_mut() {
+            wipe(b);
+        }
+        if let Some(l) = self.last.as_mut() {
+            l.zeroize();
+        }
+    }
+}
+
+/// The header blocks `0^15‖01`, `N`, lengths, zero-padded AD.
+fn push_header(h: &mut Horner<'_>, nonce: &[u8], ad: &[u8], mlen: u64) {
+    h.push(1);
+    let mut n = [0u8; BLOCK];
+    n.copy_from_slice(nonce);
+    h.push(u128::from_be_bytes(n));
+    h.push((u128::from(ad.len() as u64) << 64) | u128::from(mlen));
+    for chunk in ad.chunks(BLOCK) {
+        let mut b = [0u8; BLOCK];
+        b[..chunk.len()].copy_from_slice(chunk);
+        h.push(u128::from_be_bytes(b));
+        wipe(&mut b);
+    }
+}
+
+/// The 16 input bytes at `off` (whole block inside the input).
+fn read_block(io: &IoPtrs<'_>, off: usize) -> Block {
+    assert!(off <= io.len && BLOCK <= io.len - off);
+    // SAFETY: by the `IoPtrs` invariant `src` is readable for `len` bytes; the assertion keeps
+    // `[off, off + 16)` inside. A by-value unaligned read: no reference into the buffer
+    // outlives it.
+    unsafe { io.src.add(off).cast::<Block>().read_unaligned() }
+}
+
+/// Block `j` (1..r) of the front-padded message `0^pres ‖ M`, as a big-endian word.
+fn msg_block(io: &IoPtrs<'_>, j: usize, pres: usize) -> u128 {
+    if j == 1 {
+        let first = if io.len <= BLOCK {
+            io.read_from(0)
+        } else {
+            read_block(io, 0)
+        };
+        u128::from_be_bytes(first) >> (8 * pres)
+    } else {
+        u128::from_be_bytes(read_block(io, BLOCK * (j - 1) - pres))
+    }
+}
+
+/// ECB over `blocks` in place under one key: the engine's wide kernel.
+fn ecb(k: Kernels, key: &AesKey, blocks: &mut [Block], decrypt: bool) {
+    let n = blocks.len();
+    if n == 0 {
+        return;
+    }
+    let mode = if decrypt {
+        Parallel::EcbDecrypt
+    } else {
+        Parallel::EcbEncrypt
+    };
+    let io = IoPtrs::in_place(blocks.as_flattened_mut(), n * BLOCK);
+    let mut last = k.parallel(mode, key, &io, n, &[0; BLOCK]);
+    wipe(&mut last);
+}
+
+/// The masks of blocks `1..r` in order, given `μ` (see the module notes).
+struct Masks<'k> {
+    jk: &'k JuliusKey,
+    mu: u128,
+    t: u128,
+    odd: bool,
+    j: usize,
+}
+
+impl<'k> Masks<'k> {
+    fn new(jk: &'k JuliusKey, mu: u128, r: usize) -> Self {
+        Masks {
+            jk,
+            mu,
+            t: mu,
+            odd: r % 2 == 1,
+            j: 1,
+        }
+    }
+    fn next_mask(&mut self) -> u128 {
+        let m = if !self.odd {
+            self.t = self.jk.mul_delta(self.t);
+            self.t
+        } else if self.j == 1 {
+            self.t = self.jk.mul_delta(self.t);
+            self.t ^ self.mu
+        } else {
+            let m = self.t;
+            self.t = self.jk.mul_delta(self.t);
+            m
+        };
+        self.j += 1;
+        m
+    }
+}
+
+impl Drop for Masks<'_> {
+    fn drop(&mut self) {
+        self.mu.zeroize();
+        self.t.zeroize();
+    }
+}
+
+pub(crate) fn run(
+    k: Kernels,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    op: Op,
+    _path: Path,
+) {
+    // Both paths are the same code: `modes::run` hands the single path one job at a time, and
+    // nothing inside a message needs the comb scheduler (no AES chain).
+    match op {
+        Op::Encrypt => encrypt(k, jobs, results),
+        Op::Decrypt => decrypt(k, jobs, results),
+    }
+}
+
+fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
+    // Pass 1: the seeds.
+    let mut seeds: Vec<Block> = Vec::with_capacity(jobs.len());
+    let mut keys: Vec<&AesKey> = Vec::with_capacity(jobs.len());
+    let mut max_r = 0;
+    for job in jobs.iter() {
+        let key = job.lane.key;
+        let jk = key.derived::<JuliusKey>();
+        let io = &job.lane.io;
+        let m = io.len;
+        let r = m.div_ceil(BLOCK) + 1;
+        let pres = (r - 1) * BLOCK - m;
+        max_r = max_r.max(r);
+        let mut h = Horner::new(jk);
+        push_header(&mut h, job.nonce, job.ad, m as u64);
+        h.push(0);
+        for j in 1..r {
+            h.push(msg_block(io, j, pres));
+        }
+        seeds.push(h.finish().to_be_bytes());
+        keys.push(key);
+    }
+    // μ for every job: one batched call.
+    k.encrypt_many(&mut seeds, &keys);
+    // Pass 2: mask, wide ECB, write.
+    let mut scratch: Vec<Block> = vec![[0; BLOCK]; max_r];
+    for (job, mu) in jobs.iter_mut().zip(seeds.iter()) {
+        let key = job.lane.key;
+        let jk = key.derived::<JuliusKey>();
+        let io = &job.lane.io;
+        let m = io.len;
+        let r = m.div_ceil(BLOCK) + 1;
+        let pres = (r - 1) * BLOCK - m;
+        let mu = u128::from_be_bytes(*mu);
+        let s = &mut scratch[..r];
+        s[0] = mu.to_be_bytes();
+        let mut masks = Masks::new(jk, mu, r);
+        for (j, b) in s.iter_mut().enumerate().skip(1) {
+            *b = (msg_block(io, j, pres) ^ masks.next_mask()).to_be_bytes();
+        }
+        drop(masks);
+        ecb(k, key, s, false);
+        for (j, b) in s.iter().enumerate() {
+            io.write_block(BLOCK * j, b);
+        }
+        results[job.index] = Ok(r * BLOCK);
+    }
+    for b in scratch.iter_mut().chain(seeds.iter_mut()) {
+        wipe(b);
+    }
+}
+
+/// Candidates per decryption (front-padding lengths 0..16).
+const CANDS: usize = BLOCK;
+
+fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
+    // Pass 1: X = E^-1(C) (X_0 into `chain`, X_1.. into the output), the m = 0 seed, and the
+    // candidate seeds.
+    let mut cands: Vec<Block> = Vec::with_capacity(jobs.len() * CANDS);
+    let mut keys: Vec<&AesKey> = Vec::with_capacity(jobs.len() * CANDS);
+    for job in jobs.iter_mut() {
+        let key = job.lane.key;
+        let jk = key.derived::<JuliusKey>();
+        let r = job.lane.io.len / BLOCK;
+        let mut win = [[0u8; BLOCK]; WINDOW];
+        let mut h = Horner::new(jk);
+        push_header(&mut h, job.nonce, job.ad, 0);
+        let mut a = 0;
+        while a < r {
+            let n = (r - a).min(WINDOW);
+            let io = &job.lane.io;
+            for (i, b) in win[..n].iter_mut().enumerate() {
+                *b = read_block(io, BLOCK * (a + i));
+            }
+            ecb(k, key, &mut win[..n], true);
+            for (i, b) in win[..n].iter().enumerate() {
+                let j = a + i;
+                if j == 0 {
+                    job.lane.chain = *b;
+                    // r = 1: the seed is over the zero redundancy block itself.
+                    h.push(if r == 1 { 0 } else { u128::from_be_bytes(*b) });
+                } else {
+                    io.write_block(BLOCK * (j - 1), b);
+                    h.push(u128::from_be_bytes(*b));
+                }
+            }
+            a += n;
+        }
+        for b in win.iter_mut() {
+            wipe(b);
+        }
+        let mut seed0 = h.finish();
+        if r == 1 {
+            cands.push(seed0.to_be_bytes());
+            keys.push(key);
+        } else {
+            // seed_c = seed0 ^ m_c·δ^(n-3), n - 3 = AD blocks + r, m_c = 16(r-1) - c.
+            let e = job.ad.len().div_ceil(BLOCK) + r;
+            let d = pow_be(jk.delta, e);
+            let base = ((r - 1) * BLOCK) as u128;
+            // m_c = (base - 16) | (16 - c) for c >= 1: the low part from d·1, d·x, d·x^2, d·x^3.
+            let mut hi = mul_be(base - BLOCK as u128, d);
+            let mut top = mul_be(base, d);
+            let mut p = [0u128; 4];
+            p[0] = d;
+            for i in 1..4 {
+                p[i] = mul_be(p[i - 1], 2);
+            }
+            for c in 0..CANDS {
+                let s = if c == 0 {
+                    top
+                } else {
+                    let v = CANDS - c;
+                    let mut lo = 0u128;
+                    for (i, pi) in p.iter().enumerate() {
+                        lo ^= pi & 0u128.wrapping_sub(((v >> i) & 1) as u128);
+                    }
+                    hi ^ lo
+                };
+                cands.push((seed0 ^ s).to_be_bytes());
+                keys.push(key);
+            }
+            hi.zeroize();
+            top.zeroize();
+            p.zeroize();
+        }
+        seed0.zeroize();
+    }
+    // All candidates μ_c of all jobs: one batched call.
+    k.encrypt_many(&mut cands, &keys);
+    // Pass 2: select, check, unmask.
+    let mut at = 0;
+    for job in jobs.iter_mut() {
+        let jk = job.lane.key.derived::<JuliusKey>();
+        let len = job.lane.io.len;
+        let r = len / BLOCK;
+        let x0 = u128::from_be_bytes(job.lane.chain);
+        let nc = if r == 1 { 1 } else { CANDS };
+        let mut mu = 0u128;
+        let mut pad = 0u64;
+        let mut found = Choice::from(0);
+        for (c, mc) in cands[at..at + nc].iter().enumerate() {
+            let mc = u128::from_be_bytes(*mc);
+            let eq = mc.ct_eq(&x0);
+            mu = u128::conditional_select(&mu, &mc, eq);
+            pad = u64::conditional_select(&pad, &(c as u64), eq);
+            found |= eq;
+        }
+        at += nc;
+        let mut ok = found;
+        let mut masks = Masks::new(jk, mu, r);
+        let out = job.lane.io.output(len - BLOCK);
+        if r >= 2 {
+            // The first `pad` bytes of block 1 must be zero.
+            let mut m1 = masks.next_mask();
+            let mut b1 = [0u8; BLOCK];
+            b1.copy_from_slice(&out[..BLOCK]);
+            let mut p1 = u128::from_be_bytes(b1) ^ m1;
+            // Bytes [0, pad): the top 8·pad bits (none when pad = 0).
+            let front = !(u128::MAX >> (8 * pad as u32));
+            ok &= (p1 & front).ct_eq(&0);
+            if bool::from(ok) {
+                out[..BLOCK].copy_from_slice(&p1.to_be_bytes());
+            }
+            m1.zeroize();
+            p1.zeroize();
+            wipe(&mut b1);
+        }
+        if bool::from(ok) {
+            let pad = pad as usize;
+            for j in 2..r {
+                let o = BLOCK * (j - 1);
+                let mut b = [0u8; BLOCK];
+                b.copy_from_slice(&out[o..o + BLOCK]);
+                let v = u128::from_be_bytes(b) ^ masks.next_mask();
+                out[o..o + BLOCK].copy_from_slice(&v.to_be_bytes());
+                wipe(&mut b);
+            }
+            let m = (r - 1) * BLOCK - pad;
+            out.copy_within(pad.., 0);
+            out[m..].zeroize();
+            results[job.index] = Ok(m);
+        } else {
+            drop(masks);
+            let io = &job.lane.io;
+            io.zero_output(io.len);
+            results[job.index] = Err(Error::AuthenticationFailed);
+        }
+        mu.zeroize();
+        wipe(&mut job.lane.chain);
+    }
+    for b in cands.iter_mut() {
+        wipe(b);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::test_bytes;
+
+    /// The reference's `mul_by_delta` with its bit test corrected (`delta[i] & power`): bits
+    /// of `b` from byte 15 bit 0 up, `a` doubled (big-endian, 0x87) each step. Test only.
+    fn mul_ref(a: u128, b: u128) -> u128 {
+        let mut z = 0;
+        let mut t = a;
+        for i in 0..128 {
+            if (b >> i) & 1 == 1 {
+                z ^= t;
+            }
+            t = u128::from_be_bytes(crate::block::dbl(&t.to_be_bytes()));
+        }
+        z
+    }
+
+    fn word(seed: u64) -> u128 {
+        let mut b = [0u8; BLOCK];
+        b.copy_from_slice(&test_bytes(seed, BLOCK));
+        u128::from_be_bytes(b)
+    }
+
+    #[test]
+    fn field_products_match_the_reference() {
+        let key = AesKey::new(&test_bytes(1, 16)).unwrap();
+        let jk = key.derived::<JuliusKey>();
+        let mut z = [0u8; BLOCK];
+        key.encrypt_block(&mut z);
+        assert_eq!(jk.delta, u128::from_be_bytes(z));
+        for s in 0..40 {
+            let (a, b) = (word(2 * s + 7), word(2 * s + 8));
+            assert_eq!(mul_be(a, b), mul_ref(a, b));
+            assert_eq!(jk.mul_delta(a), mul_ref(a, jk.delta));
+        }
+        assert_eq!(mul_be(word(3), 2), mul_ref(word(3), 2));
+        let d = jk.delta;
+        let mut p = 1;
+        for e in 0..20 {
+            assert_eq!(pow_be(d, e), p, "e = {e}");
+            p = mul_ref(p, d);
+        }
+    }
+
+    #[test]
+    fn horner_matches_naive_evaluation() {
+        let key = AesKey::new(&test_bytes(2, 16)).unwrap();
+        let jk = key.derived::<JuliusKey>();
+        for n in [1usize, 2, 3, 31, 32, 33, 70] {
+            let blocks: Vec<u128> = (0..n as u64).map(|i| word(100 + i)).collect();
+            let mut h = Horner::new(jk);
+            let mut naive = 0u128;
+            for &b in &blocks {
+                h.push(b);
+                naive = mul_ref(naive, jk.delta) ^ b;
+            }
+            assert_eq!(h.finish(), naive, "n = {n}");
+        }
+    }
+}

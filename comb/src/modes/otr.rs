@@ -1,0 +1,1219 @@
+//! AES-OTR v3 (Minematsu, CAESAR round 3) with parallel associated-data processing
+//! (`aes128otrpv3` of SUPERCOP): 12-byte nonce, 16-byte tag, only the forward cipher.
+//!
+//! Notation: `E` = AES under the job's key; masks are elements of GF(2^128) in the
+//! big-endian convention of [`crate::gf128::dbl`] (`x^128 = x^7 + x^2 + x + 1`).
+//!
+//! * `Q = E(0^128)` — per key, cached with the key ([`OtrKey`], [`Derived`]).
+//! * `L = E(Format(τ, N))`, `Format = [τ mod 128]_7 ‖ 0* ‖ 1 ‖ N` (τ the tag length in bits):
+//!   per job. Pair `i` (blocks `2i`, `2i + 1`) uses `L_i = 2^i·L` and `L*_i = 3·2^i·L`.
+//! * Message `M = M_1 ‖ … ‖ M_ell-pairs ‖ last chunk` with the last chunk of 1..=32 bytes
+//!   (empty message: an empty last chunk). Whole pair `(A, B)`: the two-round Feistel
+//!   `C_A = E(L_i ⊕ A) ⊕ B`, `C_B = E(L*_i ⊕ C_A) ⊕ A`; checksum `Σ ⊕= B`.
+//! * Last chunk of `l <= 16` bytes: `C = MSB_l(E(L_ell)) ⊕ M`, `Σ ⊕= ozp(M)`; of `16 < l`
+//!   bytes (`A` whole, `B` of `r = l − 16` bytes): `Z = E(L_ell ⊕ A)`, `C_B = MSB_r(Z) ⊕ B`,
+//!   `Σ ⊕= Z ⊕ ozp(C_B)`, `C_A = E(L*_ell ⊕ ozp(C_B)) ⊕ A`. `ozp` = 10* padding to 16 bytes
+//!   (nothing for 16 bytes).
+//! * `TE = E(Σ ⊕ f·La)`, `La = L_ell` (odd last chunk) or `L*_ell` (even), `f = 7` when the
+//!   last block is whole, else `f = 3² = 5`.
+//! * AD (parallel, PMAC-like; none: `TA = 0`): whole blocks `A_i` but the last, `ΣA ⊕=
+//!   E(2^i·Q ⊕ A_i)`; then `TA = E(ΣA ⊕ ozp(A_last) ⊕ g·2^m·Q)` with `g = 3` for a partial
+//!   last block, `g = 5` for a whole one. Tag = `TE ⊕ TA`.
+//! * Decryption runs the Feistel backwards (`A = E(L*_i ⊕ C_A) ⊕ C_B`, `B = E(L_i ⊕ A) ⊕
+//!   C_A`); the checksum needs the plaintext, so the tag is checked after decrypting: on a
+//!   mismatch (constant-time [`tag_matches`]) the output `[..len]` is zeroed and the job gets
+//!   [`Error::AuthenticationFailed`].
+//!
+//! # Scheduling
+//!
+//! Nothing is chained: pairs are independent, and so are AD blocks. Jobs go in chunks of
+//! [`CHUNK`]; per chunk:
+//!
+//! 1. `L` of every job: one batched [`Kernels::encrypt_many`] call.
+//! 2. AD: per job, whole steps of a wide kernel (8 blocks on xmm, 16 on ymm), the masks
+//!    doubled in registers and `ΣA` kept in a register; the remaining blocks of all jobs go
+//!    to a cross-job block pool (batched `encrypt_many`).
+//! 3. Message pairs: per job, whole steps of the wide pair kernel ([`body_ni`]: 8 pairs,
+//!    the 8 first-round blocks in flight, then the 8 second-round blocks; [`body_vaes`]: 16
+//!    pairs in 8 ymm registers per layer), masks doubled in registers. The remaining pairs of
+//!    all jobs go to a cross-job pair pool ([`PairPool`]) run by the same two-layer kernel with
+//!    per-lane keys and masks (8 lanes on xmm, 16 on ymm), so short messages (one or two
+//!    pairs) still fill the AES pipeline when batched.
+//! 4. Last chunk: first-round blocks of every job in one `encrypt_many`, the second-round
+//!    blocks (even last chunks) in another.
+//! 5. `TE` of every job and `TA` of every job with AD: one `encrypt_many`.
+//!
+//! On the single path the same code runs with one job per call (`modes::run` splits); batch
+//! and single paths give the same bytes by construction.
+//!
+//! Secrets wiped after use: `L` and every mask, `Σ`, `ΣA`, `Z`, `TE`, `TA`, the full tag
+//! block, the pools' masks (per-job [`State`] and the pools wipe on drop).
+
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
+use crate::aes::{AesKey, Derived, Kernels};
+use crate::block::{tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::cpu::{NiToken, VaesToken};
+use crate::gf128::dbl_xmm_sar;
+use crate::modes::{Prepared, TagIo};
+use crate::sched::exec::Path;
+use crate::{Error, JobResult, Op};
+use zeroize::Zeroize;
+
+/// Jobs per chunk: the per-job state and the batched blocks live on the stack.
+const CHUNK: usize = 32;
+/// Two blocks: a pair.
+const PAIR: usize = 2 * BLOCK;
+/// Lanes of one pool step (the ymm kernel: 8 registers of 2 lanes).
+const POOL: usize = 16;
+
+// ---------------------------------------------------------------------------------------
+// per-key constants, masks
+
+/// `Q = E(0^128)`, the AD mask base, derived once per key.
+pub(crate) struct OtrKey {
+    q: Block,
+}
+
+impl Derived for OtrKey {
+    const SLOT: usize = crate::aes::slot::OTR;
+    fn derive(key: &AesKey) -> OtrKey {
+        let mut q = [0u8; BLOCK];
+        key.encrypt_block(&mut q);
+        OtrKey { q }
+    }
+}
+
+impl Drop for OtrKey {
+    fn drop(&mut self) {
+        wipe(&mut self.q);
+    }
+}
+
+/// A block as a big-endian integer (byte 0 most significant): the masks' representation.
+#[inline]
+fn int(b: &Block) -> u128 {
+    u128::from_be_bytes(*b)
+}
+
+/// Doubling, constant time (the reduction is a mask).
+#[inline]
+fn dbl(v: u128) -> u128 {
+    (v << 1) ^ (0u128.wrapping_sub(v >> 127) & 0x87)
+}
+
+/// `5·v = 4·v ⊕ v` (the reference's `mul3twice`, `3² = 5` in GF(2^128)).
+#[inline]
+fn mul5(v: u128) -> u128 {
+    dbl(dbl(v)) ^ v
+}
+
+/// `7·v = 4·v ⊕ 2·v ⊕ v`.
+#[inline]
+fn mul7(v: u128) -> u128 {
+    let d = dbl(v);
+    dbl(d) ^ d ^ v
+}
+
+/// `ozp`: the first `n` (0..=16) bytes of `b` (already zero beyond `n`), 10*-padded when
+/// `n < 16`. `n` is a length: public.
+#[inline]
+fn ozp(b: &Block, n: usize) -> u128 {
+    let mut p = *b;
+    if n < BLOCK {
+        p[n] = 0x80;
+    }
+    let v = int(&p);
+    wipe(&mut p);
+    v
+}
+
+/// `b` with the bytes from `n` (0..=16) on cleared.
+#[inline]
+fn keep(b: &Block, n: usize) -> Block {
+    let mut p = *b;
+    p[n.min(BLOCK)..].fill(0);
+    p
+}
+
+/// `Format(τ, N)`: `[τ mod 128]_7 ‖ 0* ‖ 1 ‖ N`, τ = `tag_len` bytes in bits.
+fn nonce_block(nonce: &[u8], tag_len: usize) -> Block {
+    let mut b = [0u8; BLOCK];
+    let n = nonce.len().min(BLOCK - 1);
+    b[BLOCK - n..].copy_from_slice(&nonce[..n]);
+    b[0] = (((tag_len * 8) % 128) << 1) as u8;
+    b[BLOCK - n - 1] |= 1;
+    b
+}
+
+/// Whole block at byte offset `off` of the input (`off + 16 <= len`).
+fn read_block(io: &IoPtrs<'_>, off: usize) -> Block {
+    assert!(off <= io.len && BLOCK <= io.len - off);
+    // SAFETY: [off, off + 16) lies inside the readable input (asserted).
+    unsafe { io.src.add(off).cast::<Block>().read_unaligned() }
+}
+
+/// Where the last chunk starts and how long it is (0..=32; 0 only for an empty message).
+fn last_chunk(len: usize) -> (usize, usize) {
+    if len == 0 {
+        return (0, 0);
+    }
+    let last = match len % PAIR {
+        0 => PAIR,
+        r => r,
+    };
+    ((len - last) / PAIR, last)
+}
+
+/// The secret per-job values of a chunk, wiped on drop.
+#[derive(Clone, Copy, Default)]
+struct State {
+    /// `L_i` of the next pair to process; after the body `L_ell`.
+    l: u128,
+    /// Checksum Σ.
+    sum: u128,
+    /// The input of `TA` (AD jobs): `ΣA ⊕ ozp(A_last) ⊕ g·2^m·Q`.
+    ta: u128,
+    /// Even last chunk: `A` (encryption) for the second round.
+    m1: u128,
+    /// `f·La`, the tag mask.
+    te: u128,
+}
+
+struct States([State; CHUNK]);
+
+impl Drop for States {
+    fn drop(&mut self) {
+        for s in &mut self.0 {
+            s.l.zeroize();
+            s.sum.zeroize();
+            s.ta.zeroize();
+            s.m1.zeroize();
+            s.te.zeroize();
+        }
+    }
+}
+
+/// Blocks and keys of one batched cipher call over a chunk (two per job at most), wiped on
+/// drop.
+struct Batch<'k> {
+    blocks: [Block; 2 * CHUNK],
+    keys: [&'k AesKey; 2 * CHUNK],
+    /// `(job, what)` of each entry.
+    tags: [(usize, u8); 2 * CHUNK],
+    n: usize,
+}
+
+impl<'k> Batch<'k> {
+    fn new(fill: &'k AesKey) -> Batch<'k> {
+        Batch {
+            blocks: [[0; BLOCK]; 2 * CHUNK],
+            keys: [fill; 2 * CHUNK],
+            tags: [(0, 0); 2 * CHUNK],
+            n: 0,
+        }
+    }
+    fn push(&mut self, b: u128, key: &'k AesKey, job: usize, what: u8) {
+        self.blocks[self.n] = b.to_be_bytes();
+        self.keys[self.n] = key;
+        self.tags[self.n] = (job, what);
+        self.n += 1;
+    }
+    fn run(&mut self, k: Kernels) {
+        k.encrypt_many(&mut self.blocks[..self.n], &self.keys[..self.n]);
+    }
+    fn clear(&mut self) {
+        for b in &mut self.blocks[..self.n] {
+            wipe(b);
+        }
+        self.n = 0;
+    }
+}
+
+impl Drop for Batch<'_> {
+    fn drop(&mut self) {
+        self.clear();
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// the driver
+
+/// Runs OTR `op` over validated jobs (key 16 bytes, nonce 12 bytes, tag 16 bytes and its
+/// direction, output room), writing `results[job.index]`.
+pub(crate) fn run(
+    k: Kernels,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    op: Op,
+    _path: Path,
+) {
+    // Both paths run the same code: on the single path `modes::run` hands over one job at a
+    // time; a batch goes in chunks, everything batched across a chunk's jobs.
+    for chunk in jobs.chunks_mut(CHUNK) {
+        match op {
+            Op::Encrypt => run_chunk::<false>(k, chunk, results),
+            Op::Decrypt => run_chunk::<true>(k, chunk, results),
+        }
+    }
+}
+
+fn tag_len(tag: &TagIo<'_>) -> usize {
+    match tag {
+        TagIo::Out(t) => t.len(),
+        TagIo::In(t) => t.len(),
+        TagIo::None => BLOCK,
+    }
+}
+
+fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
+    let Some(first) = jobs.first() else { return };
+    let n = jobs.len();
+    let fill = first.lane.key;
+    let mut st = States([State::default(); CHUNK]);
+    let st = &mut st.0[..n];
+    for job in jobs.iter() {
+        let io = &job.lane.io;
+        // The kernels write `len` output bytes (validation checked the room).
+        assert!(io.len <= io.out_cap && (io.len == 0 || !io.dst.is_null()));
+    }
+
+    // 1. L = E(Format(τ, N)) of every job.
+    let mut batch = Batch::new(fill);
+    for (j, job) in jobs.iter().enumerate() {
+        let nb = nonce_block(job.nonce, tag_len(&job.tag));
+        batch.push(int(&nb), job.lane.key, j, 0);
+    }
+    batch.run(k);
+    for i in 0..batch.n {
+        st[batch.tags[i].0].l = int(&batch.blocks[i]);
+    }
+    batch.clear();
+
+    // 2. The AD: wide steps per job, the rest of every job's blocks in a shared pool.
+    let mut bpool = BlockPool::new(fill);
+    for (j, job) in jobs.iter().enumerate() {
+        if job.ad.is_empty() {
+            continue;
+        }
+        let key = job.lane.key;
+        let ad = IoPtrs::read_only(job.ad);
+        let last = match ad.len % BLOCK {
+            0 => BLOCK,
+            r => r,
+        };
+        let m = (ad.len - last) / BLOCK;
+        let mut q = int(&key.derived::<OtrKey>().q);
+        let mut asum = [0u8; BLOCK];
+        let done = ad_wide(k, key, &ad, m, &mut q, &mut asum);
+        let mut ta = int(&asum);
+        wipe(&mut asum);
+        for i in done..m {
+            let a = read_block(&ad, BLOCK * i);
+            bpool.push(k, st, int(&a) ^ q, key, j);
+            q = dbl(q);
+        }
+        let tail = ad.read_from(ad.len - last);
+        ta ^= ozp(&tail, last);
+        ta ^= if last == BLOCK { mul5(q) } else { dbl(q) ^ q };
+        st[j].ta ^= ta;
+        q.zeroize();
+        ta.zeroize();
+    }
+    bpool.flush(k, st);
+
+    // 3. The whole pairs but the last chunk: wide steps per job, the rest pooled.
+    let mut ppool = PairPool::new(fill, jobs[0].lane.io);
+    for (j, job) in jobs.iter().enumerate() {
+        let key = job.lane.key;
+        let io = job.lane.io;
+        let (ell, _) = last_chunk(io.len);
+        let mut sum = [0u8; BLOCK];
+        let done = body_wide::<DEC>(k, key, &io, ell, &mut st[j].l, &mut sum);
+        st[j].sum ^= int(&sum);
+        wipe(&mut sum);
+        for p in done..ell {
+            let l = st[j].l;
+            let ls = l ^ dbl(l);
+            let (f, s) = if DEC { (ls, l) } else { (l, ls) };
+            ppool.push::<DEC>(
+                k,
+                st,
+                PairLane {
+                    io,
+                    off: PAIR * p,
+                    key,
+                    first: f.to_be_bytes(),
+                    second: s.to_be_bytes(),
+                    slot: j,
+                },
+            );
+            st[j].l = dbl(l);
+        }
+    }
+    ppool.flush::<DEC>(k, st);
+
+    // 4. The last chunk, first round: E(L) (odd), E(L ⊕ A) (even, encryption) or
+    //    E(L* ⊕ ozp(C_B)) (even, decryption).
+    for (j, job) in jobs.iter().enumerate() {
+        let io = &job.lane.io;
+        let (ell, last) = last_chunk(io.len);
+        let off = PAIR * ell;
+        let s = &mut st[j];
+        let ls = s.l ^ dbl(s.l);
+        let input = if last <= BLOCK {
+            s.te = if last == BLOCK { mul7(s.l) } else { mul5(s.l) };
+            s.l
+        } else {
+            let r = last - BLOCK;
+            s.te = if r == BLOCK { mul7(ls) } else { mul5(ls) };
+            if DEC {
+                let c2 = io.read_from(off + BLOCK);
+                let p = ozp(&c2, r);
+                s.sum ^= p;
+                ls ^ p
+            } else {
+                let mut a = read_block(io, off);
+                s.m1 = int(&a);
+                wipe(&mut a);
+                s.l ^ s.m1
+            }
+        };
+        batch.push(input, job.lane.key, j, 0);
+    }
+    batch.run(k);
+    let mut second = Batch::new(fill);
+    for i in 0..batch.n {
+        let j = batch.tags[i].0;
+        let io = &jobs[j].lane.io;
+        let (ell, last) = last_chunk(io.len);
+        let off = PAIR * ell;
+        let z = &batch.blocks[i];
+        let s = &mut st[j];
+        if last <= BLOCK {
+            let inb = io.read_from(off);
+            let mut out = keep(&xor(&inb, z), last);
+            if last == BLOCK {
+                io.write_block(off, &out);
+            } else if last > 0 {
+                io.xor_tail(z);
+            }
+            s.sum ^= ozp(if DEC { &out } else { &inb }, last);
+            wipe(&mut out);
+        } else {
+            let r = last - BLOCK;
+            let ls = s.l ^ dbl(s.l);
+            if DEC {
+                // z = E(L* ⊕ ozp(C_B)); A = z ⊕ C_A, then E(L ⊕ A).
+                let mut a = xor(z, &read_block(io, off));
+                io.write_block(off, &a);
+                second.push(s.l ^ int(&a), jobs[j].lane.key, j, 0);
+                wipe(&mut a);
+            } else {
+                // z = E(L ⊕ A); C_B = MSB_r(z) ⊕ B.
+                let cb = keep(&xor(&io.read_from(off + BLOCK), z), r);
+                if r == BLOCK {
+                    io.write_block(off + BLOCK, &cb);
+                } else {
+                    io.xor_tail(z);
+                }
+                let p = ozp(&cb, r);
+                s.sum ^= int(z) ^ p;
+                second.push(ls ^ p, jobs[j].lane.key, j, 0);
+            }
+        }
+    }
+    batch.clear();
+
+    // 5. Second round of the even last chunks.
+    second.run(k);
+    for i in 0..second.n {
+        let j = second.tags[i].0;
+        let io = &jobs[j].lane.io;
+        let (ell, last) = last_chunk(io.len);
+        let off = PAIR * ell;
+        let z = &second.blocks[i];
+        let s = &mut st[j];
+        if DEC {
+            // z = E(L ⊕ A); B = MSB_r(z) ⊕ C_B.
+            let r = last - BLOCK;
+            let mut b = keep(&xor(&io.read_from(off + BLOCK), z), r);
+            if r == BLOCK {
+                io.write_block(off + BLOCK, &b);
+            } else {
+                io.xor_tail(z);
+            }
+            wipe(&mut b);
+            s.sum ^= int(z);
+        } else {
+            // C_A = E(L* ⊕ ozp(C_B)) ⊕ A.
+            let mut ca = (int(z) ^ s.m1).to_be_bytes();
+            io.write_block(off, &ca);
+            wipe(&mut ca);
+        }
+    }
+    second.clear();
+
+    // 6. TE of every job, TA of the jobs with AD.
+    for (j, job) in jobs.iter().enumerate() {
+        batch.push(st[j].sum ^ st[j].te, job.lane.key, j, 0);
+        if !job.ad.is_empty() {
+            batch.push(st[j].ta, job.lane.key, j, 1);
+        }
+    }
+    batch.run(k);
+    let mut tags = [[0u8; BLOCK]; CHUNK];
+    for i in 0..batch.n {
+        let j = batch.tags[i].0;
+        tags[j] = xor(&tags[j], &batch.blocks[i]);
+    }
+    batch.clear();
+
+    // 7. Tags out, or checked.
+    for (j, job) in jobs.iter_mut().enumerate() {
+        let len = job.lane.io.len;
+        results[job.index] = match &mut job.tag {
+            TagIo::Out(t) => {
+                let m = t.len().min(BLOCK);
+                t[..m].copy_from_slice(&tags[j][..m]);
+                Ok(len)
+            }
+            TagIo::In(expected) => {
+                if tag_matches(&tags[j], expected) {
+                    Ok(len)
+                } else {
+                    job.lane.io.zero_output(len);
+                    Err(Error::AuthenticationFailed)
+                }
+            }
+            TagIo::None => Err(Error::TagMisuse), // excluded by validation
+        };
+        debug_assert_eq!(DEC, matches!(job.tag, TagIo::In(_)));
+    }
+    for t in &mut tags[..n] {
+        wipe(t);
+    }
+}
+
+#[inline]
+fn xor(a: &Block, b: &Block) -> Block {
+    (u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b)).to_ne_bytes()
+}
+
+// ---------------------------------------------------------------------------------------
+// pools: independent work of several jobs run together
+
+/// AD blocks (already masked) of any jobs, encrypted `POOL` at a time; each output is xored
+/// into its job's `ta`.
+struct BlockPool<'k> {
+    blocks: [Block; POOL],
+    keys: [&'k AesKey; POOL],
+    slots: [usize; POOL],
+    n: usize,
+}
+
+impl<'k> BlockPool<'k> {
+    fn new(fill: &'k AesKey) -> BlockPool<'k> {
+        BlockPool {
+            blocks: [[0; BLOCK]; POOL],
+            keys: [fill; POOL],
+            slots: [0; POOL],
+            n: 0,
+        }
+    }
+
+    fn push(&mut self, k: Kernels, st: &mut [State], x: u128, key: &'k AesKey, slot: usize) {
+        self.blocks[self.n] = x.to_be_bytes();
+        self.keys[self.n] = key;
+        self.slots[self.n] = slot;
+        self.n += 1;
+        if self.n == POOL {
+            self.flush(k, st);
+        }
+    }
+
+    fn flush(&mut self, k: Kernels, st: &mut [State]) {
+        let n = self.n;
+        if n == 0 {
+            return;
+        }
+        k.encrypt_many(&mut self.blocks[..n], &self.keys[..n]);
+        for i in 0..n {
+            st[self.slots[i]].ta ^= int(&self.blocks[i]);
+            wipe(&mut self.blocks[i]);
+        }
+        self.n = 0;
+    }
+}
+
+impl Drop for BlockPool<'_> {
+    fn drop(&mut self) {
+        for b in &mut self.blocks {
+            wipe(b);
+        }
+    }
+}
+
+/// One whole pair of some job: input at `io.src + off`, output at `io.dst + off`, the mask of
+/// the first round (`L_i` encrypting, `L*_i` decrypting) and of the second, the job's slot.
+#[derive(Clone, Copy)]
+struct PairLane<'a> {
+    io: IoPtrs<'a>,
+    off: usize,
+    key: &'a AesKey,
+    first: Block,
+    second: Block,
+    slot: usize,
+}
+
+/// Pairs of any jobs, run `POOL` (ymm) or 8 (xmm) at a time through the two-round Feistel;
+/// the checksum block of each (`B`) is xored into its job's `sum`.
+struct PairPool<'a> {
+    lanes: [PairLane<'a>; POOL],
+    n: usize,
+}
+
+impl<'a> PairPool<'a> {
+    fn new(fill: &'a AesKey, io: IoPtrs<'a>) -> PairPool<'a> {
+        let lane = PairLane {
+            io,
+            off: 0,
+            key: fill,
+            first: [0; BLOCK],
+            second: [0; BLOCK],
+            slot: 0,
+        };
+        PairPool {
+            lanes: [lane; POOL],
+            n: 0,
+        }
+    }
+
+    /// Lanes per step of `k`'s pool kernel.
+    fn width(k: Kernels) -> usize {
+        match k {
+            Kernels::Ni(_) => 8,
+            Kernels::Vaes256(_) => POOL,
+        }
+    }
+
+    fn push<const DEC: bool>(&mut self, k: Kernels, st: &mut [State], lane: PairLane<'a>) {
+        // The kernel reads 32 bytes of input and writes 32 of output at `off`.
+        assert!(lane.off <= lane.io.len && PAIR <= lane.io.len - lane.off);
+        assert!(lane.io.len <= lane.io.out_cap && !lane.io.dst.is_null());
+        self.lanes[self.n] = lane;
+        self.n += 1;
+        if self.n == Self::width(k) {
+            self.flush::<DEC>(k, st);
+        }
+    }
+
+    fn flush<const DEC: bool>(&mut self, k: Kernels, st: &mut [State]) {
+        let n = self.n;
+        if n == 0 {
+            return;
+        }
+        let lanes = &self.lanes[..n];
+        let mut sums = [[0u8; BLOCK]; POOL];
+        let rounds = lanes[0].key.rounds;
+        if lanes.iter().any(|l| l.key.rounds != rounds) {
+            // Keys of several sizes (not for OTR's 16-byte keys; kept correct anyway): one
+            // lane at a time.
+            for (l, s) in lanes.iter().zip(sums.iter_mut()) {
+                // SAFETY: the token proves AES-NI; `push` checked the lane's bounds.
+                unsafe { pool_ni::<1, DEC>(core::slice::from_ref(l), core::slice::from_mut(s)) }
+            }
+        } else {
+            match k {
+                // SAFETY: the token proves AES-NI; `push` checked every lane's bounds.
+                Kernels::Ni(t) => unsafe { pool_ni_dispatch::<DEC>(t, lanes, &mut sums[..n]) },
+                // SAFETY: the token proves AVX2, VAES and AES-NI; `push` checked the bounds.
+                Kernels::Vaes256(t) => unsafe {
+                    pool_vaes_dispatch::<DEC>(t, lanes, &mut sums[..n])
+                },
+            }
+        }
+        for (l, s) in lanes.iter().zip(sums.iter_mut()) {
+            st[l.slot].sum ^= int(s);
+            wipe(s);
+        }
+        self.n = 0;
+    }
+}
+
+impl Drop for PairPool<'_> {
+    fn drop(&mut self) {
+        for l in &mut self.lanes {
+            wipe(&mut l.first);
+            wipe(&mut l.second);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// xmm kernels
+
+/// Round key `r` of `key` (`RoundKeys` rows are 16-byte aligned).
+#[inline]
+#[target_feature(enable = "sse2")]
+fn rk(key: &AesKey, r: usize) -> __m128i {
+    let row = &key.enc.0[r];
+    // SAFETY: `row` is 16 readable, 16-byte-aligned bytes.
+    unsafe { _mm_load_si128(row.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn ld(b: &Block) -> __m128i {
+    // SAFETY: 16 readable bytes, no alignment needed.
+    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn st(b: &mut Block, v: __m128i) {
+    // SAFETY: 16 writable bytes, no alignment needed.
+    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
+}
+
+/// The mask integer `v` (a big-endian block value) as an xmm integer.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn from_int(v: u128) -> __m128i {
+    _mm_set_epi64x((v >> 64) as i64, v as u64 as i64)
+}
+
+#[inline]
+#[target_feature(enable = "sse2")]
+fn to_int(v: __m128i) -> u128 {
+    let mut b = [0u8; BLOCK];
+    st(&mut b, v);
+    let x = u128::from_le_bytes(b);
+    wipe(&mut b);
+    x
+}
+
+/// Byte swap: the xmm integer of a mask to the block in memory order, and back.
+#[inline]
+#[target_feature(enable = "sse2,ssse3")]
+fn bswap(v: __m128i) -> __m128i {
+    _mm_shuffle_epi8(
+        v,
+        _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+    )
+}
+
+/// Encrypts the xmm blocks of an array in place, lane `j` under `$key(j)`:
+/// `enc_x!(x, key_fn, rounds)`. A macro so that the states stay in registers.
+macro_rules! enc_x {
+    ($x:expr, $key:expr, $rounds:expr) => {{
+        let x = $x;
+        let rounds: usize = $rounds;
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj = _mm_xor_si128(*xj, rk($key(j), 0));
+        }
+        for r in 1..rounds {
+            for (j, xj) in x.iter_mut().enumerate() {
+                *xj = _mm_aesenc_si128(*xj, rk($key(j), r));
+            }
+        }
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj = _mm_aesenclast_si128(*xj, rk($key(j), rounds));
+        }
+    }};
+}
+
+/// Pair pool on xmm: `lanes` in steps of up to 8.
+///
+/// # Safety
+/// AES-NI (the token); every lane's 32 bytes at `off` inside its input and output; all lanes'
+/// keys of one size.
+#[target_feature(enable = "aes,sse2")]
+unsafe fn pool_ni_dispatch<const DEC: bool>(
+    _t: NiToken,
+    lanes: &[PairLane<'_>],
+    sums: &mut [Block],
+) {
+    for (l, s) in lanes.chunks(8).zip(sums.chunks_mut(8)) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match l.len() {
+                1 => pool_ni::<1, DEC>(l, s),
+                2 => pool_ni::<2, DEC>(l, s),
+                3 => pool_ni::<3, DEC>(l, s),
+                4 => pool_ni::<4, DEC>(l, s),
+                5 => pool_ni::<5, DEC>(l, s),
+                6 => pool_ni::<6, DEC>(l, s),
+                7 => pool_ni::<7, DEC>(l, s),
+                _ => pool_ni::<8, DEC>(l, s),
+            }
+        }
+    }
+}
+
+/// The two-round Feistel on `N` pairs of any jobs (`lanes.len() == N`): the `N` first-round
+/// blocks in flight, then the `N` second-round blocks. Writes each pair's checksum block `B`
+/// to `sums`.
+///
+/// # Safety
+/// As [`pool_ni_dispatch`], with exactly `N` lanes and sums.
+#[inline]
+#[target_feature(enable = "aes,sse2")]
+unsafe fn pool_ni<const N: usize, const DEC: bool>(lanes: &[PairLane<'_>], sums: &mut [Block]) {
+    debug_assert!(lanes.len() == N && sums.len() == N);
+    let rounds = lanes[0].key.rounds.min(14);
+    let shared = lanes.iter().all(|l| core::ptr::eq(l.key, lanes[0].key));
+    let key = |j: usize| if shared { lanes[0].key } else { lanes[j].key };
+    // SAFETY (loads/stores): the caller guarantees each lane's [off, off + 32) is inside its
+    // input and output; every input block is loaded before the lane's stores.
+    let a: [__m128i; N] = core::array::from_fn(|j| unsafe {
+        _mm_loadu_si128(lanes[j].io.src.add(lanes[j].off).cast())
+    });
+    let mut x: [__m128i; N] = core::array::from_fn(|j| _mm_xor_si128(a[j], ld(&lanes[j].first)));
+    enc_x!(&mut x, key, rounds);
+    let b: [__m128i; N] = core::array::from_fn(|j| unsafe {
+        _mm_loadu_si128(lanes[j].io.src.add(lanes[j].off + BLOCK).cast())
+    });
+    let y1: [__m128i; N] = core::array::from_fn(|j| _mm_xor_si128(x[j], b[j]));
+    let mut x2: [__m128i; N] = core::array::from_fn(|j| _mm_xor_si128(y1[j], ld(&lanes[j].second)));
+    enc_x!(&mut x2, key, rounds);
+    for j in 0..N {
+        let y2 = _mm_xor_si128(x2[j], a[j]);
+        unsafe {
+            let dst = lanes[j].io.dst.add(lanes[j].off);
+            _mm_storeu_si128(dst.cast(), y1[j]);
+            _mm_storeu_si128(dst.add(BLOCK).cast(), y2);
+        }
+        st(&mut sums[j], if DEC { y2 } else { b[j] });
+    }
+}
+
+/// Wide xmm body: `steps` steps of 8 whole pairs from pair 0; `l` = `L_0` in, `L_(8·steps)`
+/// out; the checksum blocks xored into `sum`.
+///
+/// # Safety
+/// AES-NI, SSSE3 (the token); `32 · 8 · steps` bytes inside the input and the output.
+#[target_feature(enable = "aes,sse2,ssse3")]
+unsafe fn body_ni<const DEC: bool>(
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    steps: usize,
+    l: &mut u128,
+    sum: &mut Block,
+) {
+    const W: usize = 8;
+    let rounds = key.rounds.min(14);
+    let kf = |_: usize| key;
+    let mut li = from_int(*l);
+    let mut s = ld(sum);
+    for step in 0..steps {
+        let p0 = step * W;
+        let mut m = [li; W + 1];
+        for j in 1..=W {
+            m[j] = dbl_xmm_sar(m[j - 1]);
+        }
+        li = m[W];
+        let lb: [__m128i; W + 1] = core::array::from_fn(|j| bswap(m[j]));
+        let ls = |j: usize| _mm_xor_si128(lb[j], lb[j + 1]);
+        // SAFETY (loads/stores): pairs p0..p0 + 8 lie inside input and output (caller); each
+        // pair's blocks are loaded before its stores.
+        let a: [__m128i; W] = core::array::from_fn(|j| unsafe {
+            _mm_loadu_si128(io.src.add(PAIR * (p0 + j)).cast())
+        });
+        let mut x: [__m128i; W] =
+            core::array::from_fn(|j| _mm_xor_si128(a[j], if DEC { ls(j) } else { lb[j] }));
+        enc_x!(&mut x, kf, rounds);
+        let mut y1 = [x[0]; W];
+        for j in 0..W {
+            let b = unsafe { _mm_loadu_si128(io.src.add(PAIR * (p0 + j) + BLOCK).cast()) };
+            y1[j] = _mm_xor_si128(x[j], b);
+            if !DEC {
+                s = _mm_xor_si128(s, b);
+            }
+            x[j] = _mm_xor_si128(y1[j], if DEC { lb[j] } else { ls(j) });
+        }
+        enc_x!(&mut x, kf, rounds);
+        for j in 0..W {
+            let y2 = _mm_xor_si128(x[j], a[j]);
+            unsafe {
+                let dst = io.dst.add(PAIR * (p0 + j));
+                _mm_storeu_si128(dst.cast(), y1[j]);
+                _mm_storeu_si128(dst.add(BLOCK).cast(), y2);
+            }
+            if DEC {
+                s = _mm_xor_si128(s, y2);
+            }
+        }
+    }
+    *l = to_int(li);
+    st(sum, s);
+}
+
+/// Wide xmm AD: `steps` steps of 8 blocks from block 0, masks `q` (in: `2^0·Q`-based
+/// current, out: advanced by `8·steps`), outputs xored into `asum`.
+///
+/// # Safety
+/// AES-NI, SSSE3 (the token); `16 · 8 · steps` bytes inside the input.
+#[target_feature(enable = "aes,sse2,ssse3")]
+unsafe fn ad_ni(key: &AesKey, io: &IoPtrs<'_>, steps: usize, q: &mut u128, asum: &mut Block) {
+    const W: usize = 8;
+    let rounds = key.rounds.min(14);
+    let kf = |_: usize| key;
+    let mut qi = from_int(*q);
+    let mut s = ld(asum);
+    for step in 0..steps {
+        let mut m = [qi; W + 1];
+        for j in 1..=W {
+            m[j] = dbl_xmm_sar(m[j - 1]);
+        }
+        qi = m[W];
+        // SAFETY: blocks 8·step..8·step + 8 lie inside the input (caller).
+        let mut x: [__m128i; W] = core::array::from_fn(|j| unsafe {
+            let a = _mm_loadu_si128(io.src.add(BLOCK * (step * W + j)).cast());
+            _mm_xor_si128(a, bswap(m[j]))
+        });
+        enc_x!(&mut x, kf, rounds);
+        for xj in x {
+            s = _mm_xor_si128(s, xj);
+        }
+    }
+    *q = to_int(qi);
+    st(asum, s);
+}
+
+// ---------------------------------------------------------------------------------------
+// ymm kernels (VAES): two blocks per register
+
+/// Round key `r` of `key` in both halves.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rk2(key: &AesKey, r: usize) -> __m256i {
+    _mm256_broadcastsi128_si256(rk(key, r))
+}
+
+/// Round key `r` of `lo` (low half) and `hi` (high half).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn rk_pair(lo: &AesKey, hi: &AesKey, r: usize) -> __m256i {
+    // SAFETY: both rows are 16 readable bytes.
+    unsafe { _mm256_loadu2_m128i(hi.enc.0[r].as_ptr().cast(), lo.enc.0[r].as_ptr().cast()) }
+}
+
+/// Encrypts the ymm registers of an array in place, register `j` under the rows `$row(j, r)`:
+/// `enc_y!(x, row_fn, rounds)`.
+macro_rules! enc_y {
+    ($x:expr, $row:expr, $rounds:expr) => {{
+        let x = $x;
+        let rounds: usize = $rounds;
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj = _mm256_xor_si256(*xj, $row(j, 0));
+        }
+        for r in 1..rounds {
+            for (j, xj) in x.iter_mut().enumerate() {
+                *xj = _mm256_aesenc_epi128(*xj, $row(j, r));
+            }
+        }
+        for (j, xj) in x.iter_mut().enumerate() {
+            *xj = _mm256_aesenclast_epi128(*xj, $row(j, rounds));
+        }
+    }};
+}
+
+/// Pair pool on ymm: `lanes` in steps of up to 16 (8 registers).
+///
+/// # Safety
+/// AVX2, VAES, AES-NI (the token); as [`pool_ni_dispatch`] otherwise.
+#[target_feature(enable = "avx2,vaes,aes")]
+unsafe fn pool_vaes_dispatch<const DEC: bool>(
+    _t: VaesToken,
+    lanes: &[PairLane<'_>],
+    sums: &mut [Block],
+) {
+    for (l, s) in lanes.chunks(POOL).zip(sums.chunks_mut(POOL)) {
+        // SAFETY: forwarded from the caller.
+        unsafe {
+            match l.len().div_ceil(2) {
+                1 => pool_vaes::<1, DEC>(l, s),
+                2 => pool_vaes::<2, DEC>(l, s),
+                3 => pool_vaes::<3, DEC>(l, s),
+                4 => pool_vaes::<4, DEC>(l, s),
+                5 => pool_vaes::<5, DEC>(l, s),
+                6 => pool_vaes::<6, DEC>(l, s),
+                7 => pool_vaes::<7, DEC>(l, s),
+                _ => pool_vaes::<8, DEC>(l, s),
+            }
+        }
+    }
+}
+
+/// The two-round Feistel on `2R - 1` or `2R` pairs of any jobs in `R` ymm registers (lanes
+/// `2r`, `2r + 1` in register `r`; an odd count leaves the last register's high half a shadow
+/// of its low lane: computed, never stored).
+///
+/// # Safety
+/// As [`pool_vaes_dispatch`], with `lanes.len()` `2R - 1` or `2R` and as many sums.
+#[inline]
+#[target_feature(enable = "avx2,vaes,aes")]
+unsafe fn pool_vaes<const R: usize, const DEC: bool>(lanes: &[PairLane<'_>], sums: &mut [Block]) {
+    let n = lanes.len();
+    debug_assert!((n == 2 * R || n + 1 == 2 * R) && sums.len() == n);
+    let rounds = lanes[0].key.rounds.min(14);
+    let shared = lanes.iter().all(|l| core::ptr::eq(l.key, lanes[0].key));
+    let hi = |r: usize| (2 * r + 1).min(n - 1);
+    let row = |r: usize, i: usize| {
+        if shared {
+            rk2(lanes[0].key, i)
+        } else {
+            rk_pair(lanes[2 * r].key, lanes[hi(r)].key, i)
+        }
+    };
+    // SAFETY (loads/stores): each lane's [off, off + 32) is inside its input and output
+    // (caller); each pair's blocks are loaded before its stores; the shadow half is read from
+    // its low lane and never stored.
+    let load = |r: usize, d: usize| unsafe {
+        let (lo, h) = (&lanes[2 * r], &lanes[hi(r)]);
+        _mm256_loadu2_m128i(
+            h.io.src.add(h.off + d).cast(),
+            lo.io.src.add(lo.off + d).cast(),
+        )
+    };
+    let mask = |r: usize, second: bool| {
+        let (lo, h) = (&lanes[2 * r], &lanes[hi(r)]);
+        let (a, b) = if second {
+            (&lo.second, &h.second)
+        } else {
+            (&lo.first, &h.first)
+        };
+        // SAFETY: two 16-byte blocks.
+        unsafe { _mm256_loadu2_m128i(b.as_ptr().cast(), a.as_ptr().cast()) }
+    };
+    let a: [__m256i; R] = core::array::from_fn(|r| load(r, 0));
+    let mut x: [__m256i; R] = core::array::from_fn(|r| _mm256_xor_si256(a[r], mask(r, false)));
+    enc_y!(&mut x, row, rounds);
+    let b: [__m256i; R] = core::array::from_fn(|r| load(r, BLOCK));
+    let y1: [__m256i; R] = core::array::from_fn(|r| _mm256_xor_si256(x[r], b[r]));
+    let mut x2: [__m256i; R] = core::array::from_fn(|r| _mm256_xor_si256(y1[r], mask(r, true)));
+    enc_y!(&mut x2, row, rounds);
+    for r in 0..R {
+        let y2 = _mm256_xor_si256(x2[r], a[r]);
+        let sv = if DEC { y2 } else { b[r] };
+        let lo = &lanes[2 * r];
+        unsafe {
+            let d = lo.io.dst.add(lo.off);
+            _mm_storeu_si128(d.cast(), _mm256_castsi256_si128(y1[r]));
+            _mm_storeu_si128(d.add(BLOCK).cast(), _mm256_castsi256_si128(y2));
+        }
+        st(&mut sums[2 * r], _mm256_castsi256_si128(sv));
+        if 2 * r + 1 < n {
+            let h = &lanes[2 * r + 1];
+            unsafe {
+                let d = h.io.dst.add(h.off);
+                _mm_storeu_si128(d.cast(), _mm256_extracti128_si256::<1>(y1[r]));
+                _mm_storeu_si128(d.add(BLOCK).cast(), _mm256_extracti128_si256::<1>(y2));
+            }
+            st(&mut sums[2 * r + 1], _mm256_extracti128_si256::<1>(sv));
+        }
+    }
+}
+
+/// Wide ymm body: `steps` steps of 16 whole pairs from pair 0 (register `r` of a layer holds
+/// pairs `2r` and `2r + 1` of the step); `l` and `sum` as in [`body_ni`].
+///
+/// # Safety
+/// AVX2, VAES, AES-NI, SSSE3 (the token); `32 · 16 · steps` bytes inside input and output.
+#[target_feature(enable = "avx2,vaes,aes,ssse3")]
+unsafe fn body_vaes<const DEC: bool>(
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    steps: usize,
+    l: &mut u128,
+    sum: &mut Block,
+) {
+    const R: usize = 8;
+    const W: usize = 2 * R;
+    let rounds = key.rounds.min(14);
+    let row = |_: usize, i: usize| rk2(key, i);
+    let mut li = from_int(*l);
+    let mut s = _mm256_setzero_si256();
+    for step in 0..steps {
+        let p0 = step * W;
+        let mut m = [li; W + 1];
+        for j in 1..=W {
+            m[j] = dbl_xmm_sar(m[j - 1]);
+        }
+        li = m[W];
+        let lb: [__m128i; W + 1] = core::array::from_fn(|j| bswap(m[j]));
+        // (L_2r, L_2r+1) and (L*_2r, L*_2r+1).
+        let lv: [__m256i; R] = core::array::from_fn(|r| _mm256_set_m128i(lb[2 * r + 1], lb[2 * r]));
+        let lsv: [__m256i; R] = core::array::from_fn(|r| {
+            _mm256_xor_si256(lv[r], _mm256_set_m128i(lb[2 * r + 2], lb[2 * r + 1]))
+        });
+        // SAFETY (loads/stores): pairs p0..p0 + 16 lie inside input and output (caller);
+        // each pair's blocks are loaded before its stores.
+        let ld2 = |r: usize, d: usize| unsafe {
+            let lo = io.src.add(PAIR * (p0 + 2 * r) + d);
+            _mm256_loadu2_m128i(lo.add(PAIR).cast(), lo.cast())
+        };
+        let a: [__m256i; R] = core::array::from_fn(|r| ld2(r, 0));
+        let mut x: [__m256i; R] =
+            core::array::from_fn(|r| _mm256_xor_si256(a[r], if DEC { lsv[r] } else { lv[r] }));
+        enc_y!(&mut x, row, rounds);
+        let mut y1 = [x[0]; R];
+        for r in 0..R {
+            let b = ld2(r, BLOCK);
+            y1[r] = _mm256_xor_si256(x[r], b);
+            if !DEC {
+                s = _mm256_xor_si256(s, b);
+            }
+            x[r] = _mm256_xor_si256(y1[r], if DEC { lv[r] } else { lsv[r] });
+        }
+        enc_y!(&mut x, row, rounds);
+        for r in 0..R {
+            let y2 = _mm256_xor_si256(x[r], a[r]);
+            unsafe {
+                let d = io.dst.add(PAIR * (p0 + 2 * r));
+                _mm256_storeu2_m128i(d.add(PAIR).cast(), d.cast(), y1[r]);
+                _mm256_storeu2_m128i(d.add(PAIR + BLOCK).cast(), d.add(BLOCK).cast(), y2);
+            }
+            if DEC {
+                s = _mm256_xor_si256(s, y2);
+            }
+        }
+    }
+    *l = to_int(li);
+    let folded = _mm_xor_si128(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+    st(sum, _mm_xor_si128(ld(sum), folded));
+}
+
+/// Wide ymm AD: `steps` steps of 16 blocks (8 registers of two consecutive blocks); `q`,
+/// `asum` as in [`ad_ni`].
+///
+/// # Safety
+/// AVX2, VAES, AES-NI, SSSE3 (the token); `16 · 16 · steps` bytes inside the input.
+#[target_feature(enable = "avx2,vaes,aes,ssse3")]
+unsafe fn ad_vaes(key: &AesKey, io: &IoPtrs<'_>, steps: usize, q: &mut u128, asum: &mut Block) {
+    const R: usize = 8;
+    const W: usize = 2 * R;
+    let rounds = key.rounds.min(14);
+    let row = |_: usize, i: usize| rk2(key, i);
+    let mut qi = from_int(*q);
+    let mut s = _mm256_setzero_si256();
+    for step in 0..steps {
+        let mut m = [qi; W + 1];
+        for j in 1..=W {
+            m[j] = dbl_xmm_sar(m[j - 1]);
+        }
+        qi = m[W];
+        // SAFETY: blocks 16·step..16·step + 16 lie inside the input (caller).
+        let mut x: [__m256i; R] = core::array::from_fn(|r| unsafe {
+            let a = _mm256_loadu_si256(io.src.add(BLOCK * (step * W + 2 * r)).cast());
+            _mm256_xor_si256(a, _mm256_set_m128i(bswap(m[2 * r + 1]), bswap(m[2 * r])))
+        });
+        enc_y!(&mut x, row, rounds);
+        for xr in x {
+            s = _mm256_xor_si256(s, xr);
+        }
+    }
+    *q = to_int(qi);
+    let folded = _mm_xor_si128(_mm256_castsi256_si128(s), _mm256_extracti128_si256::<1>(s));
+    st(asum, _mm_xor_si128(ld(asum), folded));
+}
+
+// ---------------------------------------------------------------------------------------
+// kernel choice
+
+/// Whole wide steps of the message's first `ell` pairs (one job); returns the pairs done.
+fn body_wide<const DEC: bool>(
+    k: Kernels,
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    ell: usize,
+    l: &mut u128,
+    sum: &mut Block,
+) -> usize {
+    debug_assert!(PAIR * ell <= io.len && io.len <= io.out_cap);
+    match k {
+        Kernels::Ni(_) => {
+            let steps = ell / 8;
+            if steps > 0 {
+                // SAFETY: the token proves AES-NI and SSSE3; 32·8·steps <= 32·ell <= len <=
+                // out_cap (checked by the driver).
+                unsafe { body_ni::<DEC>(key, io, steps, l, sum) };
+            }
+            8 * steps
+        }
+        Kernels::Vaes256(_) => {
+            let steps = ell / 16;
+            if steps > 0 {
+                // SAFETY: the token proves AVX2, VAES, AES-NI and SSSE3; bounds as above.
+                unsafe { body_vaes::<DEC>(key, io, steps, l, sum) };
+            }
+            16 * steps
+        }
+    }
+}
+
+/// Whole wide steps of the AD's first `m` blocks; returns the blocks done.
+fn ad_wide(
+    k: Kernels,
+    key: &AesKey,
+    ad: &IoPtrs<'_>,
+    m: usize,
+    q: &mut u128,
+    asum: &mut Block,
+) -> usize {
+    debug_assert!(BLOCK * m <= ad.len);
+    match k {
+        Kernels::Ni(_) => {
+            let steps = m / 8;
+            if steps > 0 {
+                // SAFETY: the token proves AES-NI and SSSE3; 16·8·steps <= 16·m <= len.
+                unsafe { ad_ni(key, ad, steps, q, asum) };
+            }
+            8 * steps
+        }
+        Kernels::Vaes256(_) => {
+            let steps = m / 16;
+            if steps > 0 {
+                // SAFETY: the token proves AVX2, VAES, AES-NI and SSSE3; bounds as above.
+                unsafe { ad_vaes(key, ad, steps, q, asum) };
+            }
+            16 * steps
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonce_format() {
+        let n: Vec<u8> = (1..=12).collect();
+        let b = nonce_block(&n, 16);
+        assert_eq!(b[..4], [0, 0, 0, 1]);
+        assert_eq!(b[4..], n[..]);
+        let b = nonce_block(&n, 8);
+        assert_eq!(b[0], 64 << 1);
+    }
+
+    #[test]
+    fn last_chunk_split() {
+        assert_eq!(last_chunk(0), (0, 0));
+        assert_eq!(last_chunk(1), (0, 1));
+        assert_eq!(last_chunk(32), (0, 32));
+        assert_eq!(last_chunk(33), (1, 1));
+        assert_eq!(last_chunk(64), (1, 32));
+    }
+
+    #[test]
+    fn mask_multiples() {
+        let v = 0x8000_0000_0000_0000_0000_0000_0000_0001u128;
+        assert_eq!(mul5(v), dbl(dbl(v)) ^ v);
+        assert_eq!(mul7(v), dbl(dbl(v)) ^ dbl(v) ^ v);
+        assert_eq!(int(&crate::block::dbl(&v.to_be_bytes())), dbl(v));
+    }
+}

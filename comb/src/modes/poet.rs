@@ -1,0 +1,824 @@
+//! POET (Abed, Fluhrer, Forler, List, Lucks, McGrew, Wenzel; FSE 2014), the two AES-128
+//! instances of the CAESAR submission, 16-byte nonce, 16-byte tag:
+//!
+//! * `aes128-poet` — POET v2, the hash `F` a full AES-128 encryption under a derived key
+//!   (SUPERCOP `aes128poetv2aes128`). This file.
+//! * `aes128-poet-gf` — POET v1, `F` a multiplication in GF(2^128) by derived field elements
+//!   (SUPERCOP `aes128poetv1gf128mul`, 2014-05-25). Its own parts are in `poet_gf.rs`;
+//!   everything else is the shared code here, parameterised by `const GF: bool`.
+//!
+//! # The construction (both versions)
+//!
+//! Keys: `E_key(i)` is the user key encrypting the block `0^120 ‖ i`. `K = E_key(0)` keys the
+//! block cipher `E_K` of the middle layer, the header hash and the length block;
+//! `L = E_key(1)` is the header's mask key; then v2: `K_F = E_key(2)` keys `F` (one AES key
+//! for both chains); v1: `L_t = E_key(2)`, `L_b = E_key(3)` (`F_top(x) = x·L_t`,
+//! `F_bot(y) = y·L_b`, GCM bit order) and the tag mask `t_m = E_key(4)`. They are derived once
+//! per key and cached with it ([`PoetKeys`], key slots `POET` / `POET_GF`).
+//!
+//! Header (`H = AD ‖ nonce`), PMAC-like with masks `m_i = x^i·L` (doubling in the GCM bit
+//! order): `S = ⊕ E_K(B_i ⊕ m_i)` over the header's body blocks, `τ = E_K(S ⊕ Z)`. v2's body
+//! is a zero parameter block, the whole blocks of `H` and `H`'s 10*-padded rest (always, even
+//! empty), `Z = 0`; v1's body is every block of `H` but the last, and `Z` is that last block
+//! (whole, or 10*-padded) xored with the mask `3·m` (whole) or `5·m` (padded).
+//!
+//! Message: top chain `x_0 = τ`, bottom chain `y_0 = τ` (v2: `τ ⊕ 0^120‖01`). Per block
+//! `x_i = F_top(x_{i-1}) ⊕ M_i`, `Y_i = E_K(x_i)`, `C_i = Y_i ⊕ F_bot(y_{i-1})`, `y_i = Y_i`.
+//! The last block (`l` = 1..=16 bytes; 0 for an empty message) is `M_l ‖ τ[..16-l]` xored with
+//! `s = E_K(le64(8·len) ‖ 0^64)`, and its output xored with `s` again; the first `l` bytes are
+//! the last ciphertext bytes, the other `16 - l` the head of the tag (tag splitting). One more
+//! block through both chains with input `τ` (v1: `τ ⊕ t_m`), output xored with `τ` (v1:
+//! `t_m`), gives the tag's last `l` bytes. Decryption runs the bottom chain forward from the
+//! ciphertext and `E_K^{-1}` in the middle; the tag's head must decrypt to `τ[..16-l]` and its
+//! tail must match: both are checked together in constant time.
+//!
+//! # How it runs
+//!
+//! Over the whole blocks before the last one, each direction is three passes, which is where
+//! the structure shows: only *one* chain is sequential per direction.
+//!
+//! * **A — the chain** (encryption: the top chain `x_i = F_top(x_{i-1}) ⊕ M_i`; decryption:
+//!   the bottom chain `y_i = F_bot(y_{i-1}) ⊕ C_i`), written to the output buffer. With
+//!   `F` = AES this is exactly CFB encryption under `K_F` with IV `x_0` (resp. `y_0`): the
+//!   comb scheduler ([`run_chain`] with CFB's chain rule) interleaves `P` messages. With `F` a
+//!   multiplication it is a Horner chain without any AES call (`poet_gf.rs`).
+//! * **B — the middle layer** `E_K` (resp. `E_K^{-1}`), in place over the output: independent
+//!   blocks, the wide ECB kernel ([`Kernels::parallel`]).
+//! * **C — the other hash** `out_i = in_i ⊕ F(in_{i-1})` in place: with `F` = AES that is
+//!   CFB *decryption* under `K_F` (wide kernel); with multiplications, independent products.
+//!
+//! The last block and the tag block are a few dependent calls per message; they run batched
+//! across all jobs, up to two blocks per job per cipher call ([`Kernels::encrypt_many`]), as
+//! does the header hash (all body blocks of all jobs) and `τ`, `s`. Decryption verifies after
+//! passes A and B, which is all the tag depends on, and only then runs pass C, which is what
+//! makes the plaintext: a forged message never has its plaintext computed. Its output (the
+//! intermediate chain values of passes A and B) is zeroed and the job gets
+//! [`Error::AuthenticationFailed`].
+//!
+//! The single path runs the same code with one job per call and `Path::Single` for pass A.
+//! Secrets (`τ`, `s`, chain values, the last block's intermediate values) are wiped.
+
+use crate::aes::{slot, AesKey, ChainLane, Derived, Kernels, Lanes, Parallel};
+use crate::block::{tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::gf128::GhashKey;
+use crate::modes::cfb::CfbEncrypt;
+use crate::modes::poet_gf::{self, GfHash, GfLane};
+use crate::modes::{Prepared, TagIo};
+use crate::sched::exec::{run_chain, Path};
+use crate::{Error, JobResult, Op};
+
+/// `aes128-poet`: POET v2 with the full AES-128 hash.
+pub(crate) fn run(
+    k: Kernels,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    op: Op,
+    path: Path,
+) {
+    run_poet::<false>(k, jobs, results, op, path);
+}
+
+// ---------------------------------------------------------------------------------------
+// Keys
+
+/// The universal hash `F` of the two chains.
+pub(crate) enum Hash {
+    /// v2: AES-128 under `K_F = E_key(2)`, both chains.
+    Aes(AesKey),
+    /// v1: multiplication by `L_t` (top) and `L_b` (bottom).
+    Gf(GfHash),
+}
+
+/// Which chain.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Side {
+    Top,
+    Bot,
+}
+
+/// `F` of one chain.
+#[derive(Clone, Copy)]
+enum F<'k> {
+    Aes(&'k AesKey),
+    Mul(&'k GhashKey),
+}
+
+impl Hash {
+    fn side(&self, side: Side) -> F<'_> {
+        match self {
+            Hash::Aes(a) => F::Aes(a),
+            Hash::Gf(g) => F::Mul(g.side(side)),
+        }
+    }
+}
+
+/// What POET derives from the user key (see the module docs), cached with the key. `GF`
+/// selects the version: v2 (`false`, slot `POET`) or v1 with the field hash (`true`, slot
+/// `POET_GF`). The AES keys and the GHASH keys wipe themselves; `Drop` wipes the blocks.
+pub(crate) struct PoetKeys<const GF: bool> {
+    /// `K = E_key(0)`: the middle layer, the header hash, the length block, the tag block.
+    k: AesKey,
+    /// `L = E_key(1)`: the header masks.
+    l: Block,
+    hash: Hash,
+    /// v1's tag mask `t_m = E_key(4)`; zero for v2.
+    tm: Block,
+}
+
+/// A derived 16-byte AES key. [`AesKey::new`] fails only for a bad length (not 16) or without
+/// AES-NI, and the user key that derived it already proved AES-NI.
+fn derived_aes_key(bytes: &Block) -> AesKey {
+    match AesKey::new(bytes) {
+        Ok(k) => k,
+        Err(_) => unreachable!("a 16-byte key on a CPU that expanded the user key"),
+    }
+}
+
+impl<const GF: bool> Derived for PoetKeys<GF> {
+    const SLOT: usize = if GF { slot::POET_GF } else { slot::POET };
+
+    fn derive(key: &AesKey) -> Self {
+        // E_key(0^120 ‖ i): v2 needs i = 0..=2, v1 i = 0..=4.
+        let n = if GF { 5 } else { 3 };
+        let mut c = [[0u8; BLOCK]; 5];
+        for (i, b) in c.iter_mut().enumerate().take(n) {
+            b[BLOCK - 1] = i as u8;
+            key.encrypt_block(b);
+        }
+        let hash = if GF {
+            Hash::Gf(GfHash::new(&c[2], &c[3]))
+        } else {
+            Hash::Aes(derived_aes_key(&c[2]))
+        };
+        let keys = PoetKeys {
+            k: derived_aes_key(&c[0]),
+            l: c[1],
+            hash,
+            tm: if GF { c[4] } else { [0; BLOCK] },
+        };
+        c.iter_mut().for_each(wipe);
+        keys
+    }
+}
+
+impl<const GF: bool> Drop for PoetKeys<GF> {
+    fn drop(&mut self) {
+        wipe(&mut self.l);
+        wipe(&mut self.tm);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Small block helpers
+
+#[inline(always)]
+pub(crate) fn xor(a: &Block, b: &Block) -> Block {
+    (u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b)).to_ne_bytes()
+}
+
+#[inline(always)]
+fn xor_into(a: &mut Block, b: &Block) {
+    *a = xor(a, b);
+}
+
+/// `x·b` in GF(2^128) with the GCM bit order (byte 0's most significant bit is the constant
+/// term; `x^128 = 1 + x + x^2 + x^7`, the `0xE1` byte), the doubling of both versions' header
+/// masks. Constant time: the reduction is a mask.
+pub(crate) fn xtime(b: &Block) -> Block {
+    let v = u128::from_be_bytes(*b);
+    let carry = 0u128.wrapping_sub(v & 1); // all ones iff the x^127 coefficient was set
+    ((v >> 1) ^ (carry & (0xE1u128 << 120))).to_be_bytes()
+}
+
+/// The header `ad ‖ nonce` bytes `[off, off + n)` (n <= 16) at the start of a zeroed block.
+pub(crate) fn header_block(ad: &[u8], nonce: &[u8], off: usize, n: usize) -> Block {
+    let mut b = [0u8; BLOCK];
+    let from_ad = ad.len().saturating_sub(off).min(n);
+    if from_ad > 0 {
+        b[..from_ad].copy_from_slice(&ad[off..off + from_ad]);
+    }
+    if from_ad < n {
+        let at = off + from_ad - ad.len();
+        b[from_ad..n].copy_from_slice(&nonce[at..at + (n - from_ad)]);
+    }
+    b
+}
+
+/// `head[..l] ‖ tail[..16 - l]`: the tag-splitting block (l <= 16).
+fn splice(head: &Block, l: usize, tail: &[u8]) -> Block {
+    let mut b = *head;
+    b[l..].copy_from_slice(&tail[..BLOCK - l]);
+    b
+}
+
+/// Blocks of a message before its last one, and the last one's length (0 only when empty).
+fn split(len: usize) -> (usize, usize) {
+    let full = len.saturating_sub(1) / BLOCK;
+    (full, len - BLOCK * full)
+}
+
+/// The message's 16-byte view `[off, off + 16)` (`off + 16 <= io.len`), through the
+/// windowed read of [`IoPtrs::read_from`] on a view ending at that block.
+#[inline(always)]
+pub(crate) fn read_block(io: &IoPtrs<'_>, off: usize) -> Block {
+    assert!(off + BLOCK <= io.len);
+    let mut v = *io;
+    v.len = off + BLOCK;
+    v.read_from(off)
+}
+
+// ---------------------------------------------------------------------------------------
+// Per-job state
+
+/// What a job carries between the phases; wiped on drop.
+struct St {
+    /// The header sum `S` until the header's last call, then `τ`.
+    tau: Block,
+    /// The length block `E_K(le64(8·len))` (accumulated from zero).
+    s: Block,
+    /// The chain pass's side after the whole blocks (encryption: top `x`; decryption: bottom
+    /// `y`), and the other side (encryption: `Y` of the last whole block; decryption: `X`).
+    ca: Block,
+    cb: Block,
+    /// Decryption: the last plaintext block (before it is known to be authentic).
+    p: Block,
+    /// Whole blocks before the last, and the last block's length.
+    full: usize,
+    last: usize,
+    ok: bool,
+}
+
+impl Drop for St {
+    fn drop(&mut self) {
+        wipe(&mut self.tau);
+        wipe(&mut self.s);
+        wipe(&mut self.ca);
+        wipe(&mut self.cb);
+        wipe(&mut self.p);
+    }
+}
+
+/// The initial value of a chain: `τ` on top; the bottom is `τ ⊕ 0^120‖01` in v2, `τ` in v1.
+fn chain_init<const GF: bool>(tau: &Block, side: Side) -> Block {
+    let mut b = *tau;
+    if !GF && side == Side::Bot {
+        b[BLOCK - 1] ^= 1;
+    }
+    b
+}
+
+// ---------------------------------------------------------------------------------------
+// The driver
+
+pub(crate) fn run_poet<const GF: bool>(
+    k: Kernels,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    op: Op,
+    path: Path,
+) {
+    if jobs.is_empty() {
+        return;
+    }
+    let keys: Vec<&PoetKeys<GF>> = jobs
+        .iter()
+        .map(|j| j.lane.key.derived::<PoetKeys<GF>>())
+        .collect();
+    let mut sts: Vec<St> = jobs
+        .iter()
+        .map(|j| {
+            let (full, last) = split(j.lane.io.len);
+            St {
+                tau: [0; BLOCK],
+                s: [0; BLOCK],
+                ca: [0; BLOCK],
+                cb: [0; BLOCK],
+                p: [0; BLOCK],
+                full,
+                last,
+                ok: false,
+            }
+        })
+        .collect();
+    header::<GF>(k, jobs, &keys, &mut sts);
+    // Encryption chains the top and hashes the bottom; decryption the other way round.
+    let (chain_side, other_side) = match op {
+        Op::Encrypt => (Side::Top, Side::Bot),
+        Op::Decrypt => (Side::Bot, Side::Top),
+    };
+    pass_chain::<GF>(k, jobs, &keys, &mut sts, chain_side, path);
+    pass_middle::<GF>(k, jobs, &keys, &mut sts, op, other_side);
+    match op {
+        Op::Encrypt => {
+            for (lo, chunk) in jobs.chunks_mut(CH).enumerate() {
+                let at = lo * CH;
+                tail_encrypt::<GF>(k, chunk, &keys[at..at + chunk.len()], &sts[at..]);
+            }
+            for ((job, key), st) in jobs.iter().zip(&keys).zip(&sts) {
+                pass_other::<GF>(k, job, key, st, other_side);
+                results[job.index] = Ok(job.lane.io.len);
+            }
+        }
+        Op::Decrypt => {
+            for (lo, chunk) in jobs.chunks(CH).enumerate() {
+                let at = lo * CH;
+                tail_decrypt::<GF>(k, chunk, &keys[at..at + chunk.len()], &mut sts[at..]);
+            }
+            for ((job, key), st) in jobs.iter().zip(&keys).zip(&sts) {
+                let io = job.lane.io;
+                if st.ok {
+                    pass_other::<GF>(k, job, key, st, other_side);
+                    if st.last > 0 {
+                        let mut o = io;
+                        let start = BLOCK * st.full;
+                        o.output(io.len)[start..].copy_from_slice(&st.p[..st.last]);
+                    }
+                    results[job.index] = Ok(io.len);
+                } else {
+                    io.zero_output(io.len);
+                    results[job.index] = Err(Error::AuthenticationFailed);
+                }
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Header hash, length block
+
+/// Blocks per batched header call.
+const HB: usize = 64;
+
+/// Header body blocks waiting for one batched `E_K` call; each result is xored into a job's
+/// sum (`to = 2·job`) or length block (`to = 2·job + 1`).
+struct Pending<'k> {
+    blocks: [Block; HB],
+    keys: [&'k AesKey; HB],
+    to: [usize; HB],
+    n: usize,
+}
+
+impl<'k> Pending<'k> {
+    fn push(&mut self, k: Kernels, sts: &mut [St], b: Block, key: &'k AesKey, to: usize) {
+        self.blocks[self.n] = b;
+        self.keys[self.n] = key;
+        self.to[self.n] = to;
+        self.n += 1;
+        if self.n == HB {
+            self.flush(k, sts);
+        }
+    }
+
+    fn flush(&mut self, k: Kernels, sts: &mut [St]) {
+        let n = self.n;
+        k.encrypt_many(&mut self.blocks[..n], &self.keys[..n]);
+        for (b, &to) in self.blocks[..n].iter_mut().zip(&self.to[..n]) {
+            let st = &mut sts[to / 2];
+            xor_into(if to % 2 == 0 { &mut st.tau } else { &mut st.s }, b);
+            wipe(b);
+        }
+        self.n = 0;
+    }
+}
+
+/// `τ` and `s` of every job: all header body blocks and length blocks in batched calls, then
+/// `τ = E_K(S ⊕ Z)` in batched calls.
+fn header<const GF: bool>(
+    k: Kernels,
+    jobs: &[Prepared<'_>],
+    keys: &[&PoetKeys<GF>],
+    sts: &mut [St],
+) {
+    let mut pend = Pending {
+        blocks: [[0; BLOCK]; HB],
+        keys: [&keys[0].k; HB],
+        to: [0; HB],
+        n: 0,
+    };
+    let mut z: Vec<Block> = Vec::with_capacity(jobs.len());
+    for (j, (job, key)) in jobs.iter().zip(keys).enumerate() {
+        let mut emit = |b: Block| pend.push(k, sts, b, &key.k, 2 * j);
+        let zj = if GF {
+            poet_gf::header_body(&key.l, job.ad, job.nonce, &mut emit)
+        } else {
+            header_body_v2(&key.l, job.ad, job.nonce, &mut emit)
+        };
+        z.push(zj);
+        let bits = (job.lane.io.len as u64).wrapping_mul(8);
+        let mut len = [0u8; BLOCK];
+        len[..8].copy_from_slice(&bits.to_le_bytes());
+        pend.push(k, sts, len, &key.k, 2 * j + 1);
+    }
+    pend.flush(k, sts);
+    for (at, zs) in z.chunks_mut(HB).enumerate() {
+        let n = zs.len();
+        for (i, zb) in zs.iter_mut().enumerate() {
+            let j = at * HB + i;
+            pend.blocks[i] = xor(&sts[j].tau, zb);
+            pend.keys[i] = &keys[j].k;
+            wipe(zb);
+        }
+        k.encrypt_many(&mut pend.blocks[..n], &pend.keys[..n]);
+        for (i, b) in pend.blocks[..n].iter_mut().enumerate() {
+            sts[at * HB + i].tau = *b;
+            wipe(b);
+        }
+    }
+}
+
+/// v2's header body: the parameter block (no intermediate tags: zero) under `L`, the whole
+/// blocks of `ad ‖ nonce` under `x·L, x^2·L, ...`, then the 10*-padded rest (possibly just
+/// the padding) under the next mask; `Z = 0`. Each `B_i ⊕ m_i` goes to `emit`.
+fn header_body_v2(l: &Block, ad: &[u8], nonce: &[u8], emit: &mut impl FnMut(Block)) -> Block {
+    let hl = ad.len() + nonce.len();
+    let mut m = *l;
+    emit(m);
+    let mut off = 0;
+    while hl - off >= BLOCK {
+        m = xtime(&m);
+        emit(xor(&header_block(ad, nonce, off, BLOCK), &m));
+        off += BLOCK;
+    }
+    m = xtime(&m);
+    let mut last = header_block(ad, nonce, off, hl - off);
+    last[hl - off] = 0x80;
+    emit(xor(&last, &m));
+    wipe(&mut m);
+    [0; BLOCK]
+}
+
+// ---------------------------------------------------------------------------------------
+// The whole blocks: passes A, B, C
+
+/// Pass A: the chain over each job's whole blocks, from the chain side's initial value,
+/// written to the output; `ca` = its value after them.
+fn pass_chain<const GF: bool>(
+    k: Kernels,
+    jobs: &[Prepared<'_>],
+    keys: &[&PoetKeys<GF>],
+    sts: &mut [St],
+    side: Side,
+    path: Path,
+) {
+    for st in sts.iter_mut() {
+        st.ca = chain_init::<GF>(&st.tau, side);
+    }
+    if GF {
+        let mut lanes: Vec<GfLane<'_>> = Vec::with_capacity(jobs.len());
+        for ((job, key), st) in jobs.iter().zip(keys).zip(sts.iter()) {
+            if let F::Mul(g) = key.hash.side(side) {
+                lanes.push(GfLane {
+                    io: job.lane.io,
+                    g,
+                    x: st.ca,
+                    blocks: st.full,
+                });
+            }
+        }
+        poet_gf::chain(&mut lanes, path);
+        for (lane, st) in lanes.iter_mut().zip(sts.iter_mut()) {
+            st.ca = lane.x;
+            wipe(&mut lane.x);
+        }
+    } else {
+        let mut lanes = Lanes(Vec::with_capacity(jobs.len()));
+        for ((job, key), st) in jobs.iter().zip(keys).zip(sts.iter()) {
+            if let F::Aes(a) = key.hash.side(side) {
+                lanes.push(ChainLane {
+                    io: job.lane.io,
+                    chain: st.ca,
+                    key: a,
+                    blocks: st.full,
+                });
+            }
+        }
+        // x_i = E_KF(x_{i-1}) ⊕ M_i, written out: CFB encryption.
+        run_chain::<CfbEncrypt, _>(k, &mut lanes, path);
+        for (lane, st) in lanes.iter().zip(sts.iter_mut()) {
+            st.ca = lane.chain;
+        }
+    }
+}
+
+/// Pass B: `E_K` (encryption) or `E_K^{-1}` (decryption) in place over the whole blocks
+/// written by pass A; `cb` = the last result, the other chain's value after the whole blocks
+/// (its initial value when there are none).
+fn pass_middle<const GF: bool>(
+    k: Kernels,
+    jobs: &[Prepared<'_>],
+    keys: &[&PoetKeys<GF>],
+    sts: &mut [St],
+    op: Op,
+    other: Side,
+) {
+    let mode = match op {
+        Op::Encrypt => Parallel::EcbEncrypt,
+        Op::Decrypt => Parallel::EcbDecrypt,
+    };
+    for ((job, key), st) in jobs.iter().zip(keys).zip(sts.iter_mut()) {
+        st.cb = chain_init::<GF>(&st.tau, other);
+        if st.full == 0 {
+            continue;
+        }
+        let n = BLOCK * st.full;
+        let mut io = job.lane.io;
+        let buf = io.output(n);
+        let mut zero = [0u8; BLOCK];
+        k.parallel(mode, &key.k, &IoPtrs::in_place(buf, n), st.full, &zero);
+        st.cb.copy_from_slice(&buf[n - BLOCK..]);
+        wipe(&mut zero);
+    }
+}
+
+/// Pass C: `out_i = in_i ⊕ F_other(in_{i-1})` in place over the whole blocks, from the other
+/// side's initial value: the ciphertext (encryption) or plaintext (decryption).
+fn pass_other<const GF: bool>(
+    k: Kernels,
+    job: &Prepared<'_>,
+    key: &PoetKeys<GF>,
+    st: &St,
+    other: Side,
+) {
+    if st.full == 0 {
+        return;
+    }
+    let n = BLOCK * st.full;
+    let mut io = job.lane.io;
+    let buf = io.output(n);
+    let mut iv = chain_init::<GF>(&st.tau, other);
+    match key.hash.side(other) {
+        // CFB decryption: out_i = in_i ⊕ E_KF(in_{i-1}), the wide kernel.
+        F::Aes(a) => {
+            let mut last = k.parallel(
+                Parallel::CfbDecrypt,
+                a,
+                &IoPtrs::in_place(buf, n),
+                st.full,
+                &iv,
+            );
+            wipe(&mut last);
+        }
+        F::Mul(g) => poet_gf::unchain(buf, g, &iv),
+    }
+    wipe(&mut iv);
+}
+
+// ---------------------------------------------------------------------------------------
+// The last block and the tag block, batched
+
+/// Jobs per batched tail call (two blocks each).
+const CH: usize = 32;
+
+/// What one block of a batched tail call goes through.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Call {
+    E,
+    D,
+    Top,
+    Bot,
+}
+
+/// `blocks[j·W + c]` through `calls[c]` under job `j`'s keys, for the jobs of a chunk: the
+/// AES ones (and `F` when it is AES) in one batched cipher call, the field products directly.
+/// A call list is either `[D]` or has no `D` (the cipher runs in one direction per call).
+fn calls<const GF: bool, const W: usize>(
+    k: Kernels,
+    keys: &[&PoetKeys<GF>],
+    calls: [Call; W],
+    blocks: &mut [Block],
+) {
+    debug_assert!(keys.len() <= CH && blocks.len() == keys.len() * W);
+    let decrypt = calls.contains(&Call::D);
+    debug_assert!(!decrypt || W == 1);
+    let mut buf = [[0u8; BLOCK]; 2 * CH];
+    let mut ks: [&AesKey; 2 * CH] = [&keys[0].k; 2 * CH];
+    let mut at = [0usize; 2 * CH];
+    let mut n = 0;
+    for (j, key) in keys.iter().enumerate() {
+        for (c, call) in calls.iter().enumerate() {
+            let i = j * W + c;
+            let aes = match call {
+                Call::E | Call::D => &key.k,
+                Call::Top | Call::Bot => {
+                    let side = if *call == Call::Top {
+                        Side::Top
+                    } else {
+                        Side::Bot
+                    };
+                    match key.hash.side(side) {
+                        F::Aes(a) => a,
+                        F::Mul(g) => {
+                            blocks[i] = g.mul_h(&blocks[i]);
+                            continue;
+                        }
+                    }
+                }
+            };
+            buf[n] = blocks[i];
+            ks[n] = aes;
+            at[n] = i;
+            n += 1;
+        }
+    }
+    if decrypt {
+        k.decrypt_many(&mut buf[..n], &ks[..n]);
+    } else {
+        k.encrypt_many(&mut buf[..n], &ks[..n]);
+    }
+    for (b, &i) in buf[..n].iter_mut().zip(&at[..n]) {
+        blocks[i] = *b;
+        wipe(b);
+    }
+}
+
+/// The tag block's input and output masks: v2 `τ`, `τ`; v1 `τ ⊕ t_m`, `t_m`.
+fn tag_masks<const GF: bool>(key: &PoetKeys<GF>, tau: &Block) -> (Block, Block) {
+    let tin = xor(tau, &key.tm);
+    let tout = if GF { key.tm } else { *tau };
+    (tin, tout)
+}
+
+/// Encryption of the last block and the tag block for a chunk of jobs (three batched calls):
+/// `x_L = F_top(x) ⊕ (M_L ‖ τ) ⊕ s`, `C_L ‖ T_head = E_K(x_L) ⊕ F_bot(y) ⊕ s`;
+/// `T_tail = E_K(F_top(x_L) ⊕ τ_in) ⊕ F_bot(Y_L) ⊕ τ_out`.
+fn tail_encrypt<const GF: bool>(
+    k: Kernels,
+    jobs: &mut [Prepared<'_>],
+    keys: &[&PoetKeys<GF>],
+    sts: &[St],
+) {
+    let n = jobs.len();
+    let mut b = [[0u8; BLOCK]; 2 * CH];
+    let mut bl = [[0u8; BLOCK]; CH];
+    let mut yl = [[0u8; BLOCK]; CH];
+    // F_top(x), F_bot(y).
+    for (j, st) in sts[..n].iter().enumerate() {
+        b[2 * j] = st.ca;
+        b[2 * j + 1] = st.cb;
+    }
+    calls::<GF, 2>(k, keys, [Call::Top, Call::Bot], &mut b[..2 * n]);
+    for (j, (job, st)) in jobs.iter().zip(sts).enumerate() {
+        let mut m = job.lane.io.read_from(BLOCK * st.full);
+        m = splice(&m, st.last, &st.tau);
+        xor_into(&mut m, &st.s);
+        let xl = xor(&b[2 * j], &m);
+        bl[j] = b[2 * j + 1];
+        b[2 * j] = xl;
+        b[2 * j + 1] = xl;
+        wipe(&mut m);
+    }
+    // Y_L = E_K(x_L), F_top(x_L).
+    calls::<GF, 2>(k, keys, [Call::E, Call::Top], &mut b[..2 * n]);
+    for (j, ((job, key), st)) in jobs.iter_mut().zip(keys).zip(sts).enumerate() {
+        yl[j] = b[2 * j];
+        let mut out = xor(&xor(&yl[j], &bl[j]), &st.s);
+        let l = st.last;
+        if l > 0 {
+            let io = job.lane.io;
+            let mut o = io;
+            o.output(io.len)[BLOCK * st.full..].copy_from_slice(&out[..l]);
+        }
+        if let TagIo::Out(tag) = &mut job.tag {
+            tag[..BLOCK - l].copy_from_slice(&out[l..]);
+        }
+        wipe(&mut out);
+        let (tin, _) = tag_masks(key, &st.tau);
+        b[2 * j] = xor(&b[2 * j + 1], &tin);
+        b[2 * j + 1] = yl[j];
+    }
+    // Y_T = E_K(x_T), F_bot(Y_L).
+    calls::<GF, 2>(k, keys, [Call::E, Call::Bot], &mut b[..2 * n]);
+    for (j, ((job, key), st)) in jobs.iter_mut().zip(keys).zip(sts).enumerate() {
+        let (_, tout) = tag_masks(key, &st.tau);
+        let mut t = xor(&xor(&b[2 * j], &b[2 * j + 1]), &tout);
+        let l = st.last;
+        if let TagIo::Out(tag) = &mut job.tag {
+            tag[BLOCK - l..BLOCK].copy_from_slice(&t[..l]);
+        }
+        wipe(&mut t);
+    }
+    b.iter_mut().for_each(wipe);
+    bl.iter_mut().for_each(wipe);
+    yl.iter_mut().for_each(wipe);
+}
+
+/// Decryption of the last block and the tag block for a chunk of jobs, and the verdict
+/// (`st.ok`; the last plaintext block in `st.p`). Four batched calls:
+/// `y_L = F_bot(y) ⊕ (C_L ‖ T_head) ⊕ s`, `P_L = E_K^{-1}(y_L) ⊕ F_top(x) ⊕ s`;
+/// `T' = E_K(F_top(X_L) ⊕ τ_in) ⊕ F_bot(y_L) ⊕ τ_out`. Authentic iff
+/// `P_L[l..] ‖ T'[..l] = τ[..16-l] ‖ T_tail`, one constant-time comparison.
+fn tail_decrypt<const GF: bool>(
+    k: Kernels,
+    jobs: &[Prepared<'_>],
+    keys: &[&PoetKeys<GF>],
+    sts: &mut [St],
+) {
+    let n = jobs.len();
+    let mut b = [[0u8; BLOCK]; 2 * CH];
+    let mut b1 = [[0u8; BLOCK]; CH];
+    let mut al = [[0u8; BLOCK]; CH];
+    let mut bt = [[0u8; BLOCK]; CH];
+    // F_bot(y), F_top(x).
+    for (j, st) in sts[..n].iter().enumerate() {
+        b[2 * j] = st.ca;
+        b[2 * j + 1] = st.cb;
+    }
+    calls::<GF, 2>(k, keys, [Call::Bot, Call::Top], &mut b[..2 * n]);
+    for (j, (job, st)) in jobs.iter().zip(sts.iter()).enumerate() {
+        // The tag's head completes the last block (`In` of 16 bytes: validated; anything
+        // else fails the comparison below).
+        let head: &[u8] = match &job.tag {
+            TagIo::In(tag) if tag.len() == BLOCK => tag,
+            _ => &[0; BLOCK],
+        };
+        let mut c = job.lane.io.read_from(BLOCK * st.full);
+        c = splice(&c, st.last, head);
+        xor_into(&mut c, &st.s);
+        b1[j] = xor(&b[2 * j], &c); // y_L
+        al[j] = b[2 * j + 1];
+        wipe(&mut c);
+    }
+    // X_L = E_K^{-1}(y_L); P_L = X_L ⊕ F_top(x) ⊕ s.
+    for j in 0..n {
+        b[2 * j + 1] = b1[j]; // y_L, for F_bot(y_L)
+    }
+    calls::<GF, 1>(k, keys, [Call::D], &mut b1[..n]);
+    for (j, st) in sts[..n].iter_mut().enumerate() {
+        st.p = xor(&xor(&b1[j], &al[j]), &st.s);
+        b[2 * j] = b1[j];
+    }
+    // F_top(X_L), F_bot(y_L).
+    calls::<GF, 2>(k, keys, [Call::Top, Call::Bot], &mut b[..2 * n]);
+    for (j, (key, st)) in keys.iter().zip(sts.iter()).enumerate() {
+        let (tin, _) = tag_masks(key, &st.tau);
+        b1[j] = xor(&b[2 * j], &tin); // x_T
+        bt[j] = b[2 * j + 1];
+    }
+    // Y_T = E_K(x_T); T' = Y_T ⊕ F_bot(y_L) ⊕ τ_out.
+    calls::<GF, 1>(k, keys, [Call::E], &mut b1[..n]);
+    for (j, ((job, key), st)) in jobs.iter().zip(keys).zip(sts.iter_mut()).enumerate() {
+        let (_, tout) = tag_masks(key, &st.tau);
+        let mut t = xor(&xor(&b1[j], &bt[j]), &tout);
+        let l = st.last;
+        // Computed: P_L[l..] ‖ T'[..l]; expected: τ[..16-l] ‖ T_tail.
+        let mut got = [0u8; BLOCK];
+        got[..BLOCK - l].copy_from_slice(&st.p[l..]);
+        got[BLOCK - l..].copy_from_slice(&t[..l]);
+        let mut want = [0u8; BLOCK];
+        want[..BLOCK - l].copy_from_slice(&st.tau[..BLOCK - l]);
+        st.ok = match &job.tag {
+            TagIo::In(tag) if tag.len() == BLOCK => {
+                want[BLOCK - l..].copy_from_slice(&tag[BLOCK - l..]);
+                tag_matches(&got, &want)
+            }
+            _ => false,
+        };
+        wipe(&mut t);
+        wipe(&mut got);
+        wipe(&mut want);
+    }
+    for a in [&mut b[..], &mut b1[..], &mut al[..], &mut bt[..]] {
+        a.iter_mut().for_each(wipe);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xtime_is_multiplication_by_x_in_the_gcm_field() {
+        let mut a = [0u8; BLOCK];
+        a[3] = 0x5a;
+        a[15] = 0x01; // the x^127 term
+        let mut x = [0u8; BLOCK];
+        x[0] = 0x40; // x
+        assert_eq!(xtime(&a), crate::gf128::gf_mul(&a, &x));
+        let b: Block = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0xc3);
+        assert_eq!(xtime(&b), crate::gf128::gf_mul(&b, &x));
+    }
+
+    #[test]
+    fn header_blocks_cross_the_ad_nonce_boundary() {
+        let ad: Vec<u8> = (0..20).collect();
+        let nonce: Vec<u8> = (100..116).collect();
+        let all: Vec<u8> = ad.iter().chain(&nonce).copied().collect();
+        for off in 0..all.len() {
+            for n in 0..=BLOCK.min(all.len() - off) {
+                let mut want = [0u8; BLOCK];
+                want[..n].copy_from_slice(&all[off..off + n]);
+                assert_eq!(header_block(&ad, &nonce, off, n), want, "off {off} n {n}");
+            }
+        }
+    }
+
+    #[test]
+    fn split_gives_the_last_block_1_to_16_bytes() {
+        assert_eq!(split(0), (0, 0));
+        assert_eq!(split(1), (0, 1));
+        assert_eq!(split(16), (0, 16));
+        assert_eq!(split(17), (1, 1));
+        assert_eq!(split(32), (1, 16));
+        assert_eq!(split(33), (2, 1));
+    }
+}

@@ -1,0 +1,157 @@
+//! `aes128-poet-gf`: POET v1 with the GF(2^128)-multiplication hash (SUPERCOP
+//! `aes128poetv1gf128mul`, 2014-05-25 release). The construction, the batching and the
+//! shared code are in `poet.rs`; this file holds what v1 with field multiplications has of
+//! its own:
+//!
+//! * the hash keys: `F_top(x) = x·L_t`, `F_bot(y) = y·L_b` in the GCM field (SP 800-38D bit
+//!   order: byte 0's most significant bit is the constant term, as the reference's
+//!   `1 = 0x80…`), `L_t = E_key(2)`, `L_b = E_key(3)`, each held as a [`GhashKey`];
+//! * v1's header body: every block of `AD ‖ nonce` but the last under the masks
+//!   `L, x·L, x^2·L, ...`; the last block (whole, or 10*-padded) is not encrypted on its own but
+//!   xored, with the mask `3·m` (whole) or `5·m` (padded), into the sum before `τ = E_K(·)`;
+//! * the passes over the whole blocks with a multiplication for `F`: the chain
+//!   `x_i = x_{i-1}·L ⊕ M_i` (a Horner chain with every intermediate value written out; no
+//!   AES call, so nothing for the AES pipeline to wait on: on the batch path four messages'
+//!   chains advance side by side, so four independent products are in flight), and the
+//!   other hash `out_i = in_i ⊕ in_{i-1}·L`, independent products.
+//!
+//! The middle layer `E_K` / `E_K^{-1}` is the wide ECB kernel, as for v2.
+
+use crate::aes::Kernels;
+use crate::block::{wipe, Block, IoPtrs, BLOCK};
+use crate::gf128::GhashKey;
+use crate::modes::poet::{header_block, read_block, run_poet, xor, xtime, Side};
+use crate::modes::Prepared;
+use crate::sched::exec::Path;
+use crate::{JobResult, Op};
+
+/// `aes128-poet-gf`: POET v1 with the field-multiplication hash.
+pub(crate) fn run(
+    k: Kernels,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    op: Op,
+    path: Path,
+) {
+    run_poet::<true>(k, jobs, results, op, path);
+}
+
+/// v1's hash keys: multiplication by `L_t` (top chain) and `L_b` (bottom chain). A
+/// [`GhashKey`] overwrites its powers on drop.
+pub(crate) struct GfHash {
+    top: GhashKey,
+    bot: GhashKey,
+}
+
+impl GfHash {
+    pub(crate) fn new(lt: &Block, lb: &Block) -> GfHash {
+        GfHash {
+            top: GhashKey::new(lt),
+            bot: GhashKey::new(lb),
+        }
+    }
+
+    pub(crate) fn side(&self, side: Side) -> &GhashKey {
+        match side {
+            Side::Top => &self.top,
+            Side::Bot => &self.bot,
+        }
+    }
+}
+
+/// v1's header body (see the module docs): each `B_i ⊕ x^i·L` but the last goes to `emit`;
+/// returns `Z`, the last block xored with its mask.
+pub(crate) fn header_body(
+    l: &Block,
+    ad: &[u8],
+    nonce: &[u8],
+    emit: &mut impl FnMut(Block),
+) -> Block {
+    let hl = ad.len() + nonce.len(); // >= 16: the nonce is 16 bytes
+    let mut m = *l;
+    let mut off = 0;
+    while hl - off > BLOCK {
+        emit(xor(&header_block(ad, nonce, off, BLOCK), &m));
+        m = xtime(&m);
+        off += BLOCK;
+    }
+    let n = hl - off;
+    let mut last = header_block(ad, nonce, off, n);
+    // 3·m = m ⊕ x·m for a whole last block; 5·m = m ⊕ x^2·m for a padded one.
+    let mut mask = if n == BLOCK {
+        xor(&m, &xtime(&m))
+    } else {
+        last[n] = 0x80;
+        xor(&m, &xtime(&xtime(&m)))
+    };
+    let z = xor(&last, &mask);
+    wipe(&mut m);
+    wipe(&mut mask);
+    wipe(&mut last);
+    z
+}
+
+/// One message's Horner chain for pass A: `x ← x·g ⊕ M_i` over its first `blocks` input
+/// blocks, each `x` written to output block `i`.
+pub(crate) struct GfLane<'a> {
+    pub(crate) io: IoPtrs<'a>,
+    pub(crate) g: &'a GhashKey,
+    /// The initial value; after [`chain`], the value after the last block.
+    pub(crate) x: Block,
+    pub(crate) blocks: usize,
+}
+
+/// Messages whose chains advance side by side on the batch path (independent products in
+/// flight; the product's latency is several times its throughput).
+const GROUP: usize = 4;
+
+/// Pass A with the field hash over every lane: one lane after another on the single path;
+/// on the batch path lanes sorted by length and run in groups of [`GROUP`], a step of each
+/// lane of a group per round (the comb idea for a chain without cipher calls).
+pub(crate) fn chain(lanes: &mut [GfLane<'_>], path: Path) {
+    match path {
+        Path::Comb { .. } if lanes.len() > 1 => {
+            let mut order: Vec<usize> = (0..lanes.len()).collect();
+            order.sort_by_key(|&i| core::cmp::Reverse(lanes[i].blocks));
+            for group in order.chunks(GROUP) {
+                let rounds = group.iter().map(|&i| lanes[i].blocks).max().unwrap_or(0);
+                for r in 0..rounds {
+                    for &i in group {
+                        let lane = &mut lanes[i];
+                        if r < lane.blocks {
+                            step(lane, r);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {
+            for lane in lanes.iter_mut() {
+                for r in 0..lane.blocks {
+                    step(lane, r);
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn step(lane: &mut GfLane<'_>, r: usize) {
+    let mut m = read_block(&lane.io, BLOCK * r);
+    lane.x = xor(&lane.g.mul_h(&lane.x), &m);
+    lane.io.write_block(BLOCK * r, &lane.x);
+    wipe(&mut m);
+}
+
+/// Pass C with the field hash, in place over whole blocks: `out_i = in_i ⊕ in_{i-1}·g`,
+/// `in_{-1} = iv`. The products are independent of each other.
+pub(crate) fn unchain(buf: &mut [u8], g: &GhashKey, iv: &Block) {
+    let (blocks, _) = buf.as_chunks_mut::<BLOCK>();
+    let mut prev = *iv;
+    for b in blocks.iter_mut() {
+        let cur = *b;
+        *b = xor(&cur, &g.mul_h(&prev));
+        prev = cur;
+    }
+    wipe(&mut prev);
+}

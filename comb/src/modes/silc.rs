@@ -1,0 +1,97 @@
+//! AES-SILC v3 (Iwata, Minematsu, Guo, Morioka, Nikolić), the CAESAR parameter set
+//! `aes128n12t8silcv3`: AES-128, 12-byte nonce, 8-byte tag. SILC is CLOC made for small
+//! hardware, and runs on CLOC's lane machinery ([`super::cloc`]); only the [`Scheme`] differs.
+//!
+//! * Nonce and AD: `S = E(0^24 ‖ PARAM ‖ N)` (PARAM = `0xC0`), then CBC-style over the AD
+//!   blocks, the last one zero-padded: `S = E(S ^ A_i)`. Then the AD's byte length as a
+//!   64-bit big-endian number is xored into the last 8 bytes and `V = g(S)`, where `g` moves
+//!   every byte one place towards the front and makes the new last byte `s_0 ^ s_1`.
+//! * Encryption: CLOC's CFB with fix1, `K_1 = E(V)`, `K_{i+1} = E(fix1(C_i))`.
+//! * MAC over the ciphertext: `T = E(g(V))`, `T = E(T ^ C_i)` for every block, the last one
+//!   zero-padded; then the message byte length (64-bit big-endian) is xored into the last 8
+//!   bytes and `tag = E(g(T))`, first 8 bytes. The last two cipher calls depend on each other
+//!   and run as two batched calls across all jobs (`FINAL_CALLS = 2`).
+//!
+//! Scheduling, verify-then-decrypt and wiping are CLOC's (see [`super::cloc`]).
+
+use super::cloc::{run_scheme, xor, zero_pad, Scheme, PARAM};
+use crate::aes::Kernels;
+use crate::block::{Block, BLOCK};
+use crate::modes::Prepared;
+use crate::sched::exec::Path;
+use crate::{JobResult, Op};
+
+/// AES-SILC v3.
+pub(crate) struct Silc;
+
+/// `g`: the bytes shifted one place towards the front, the new last byte `s_0 ^ s_1`.
+fn g(s: &Block) -> Block {
+    let v = u128::from_be_bytes(*s);
+    ((v << 8) | u128::from(s[0] ^ s[1])).to_be_bytes()
+}
+
+/// `s` with the 64-bit big-endian `len` xored into its last 8 bytes.
+fn xor_len(s: &Block, len: usize) -> Block {
+    (u128::from_be_bytes(*s) ^ u128::from(len as u64)).to_be_bytes()
+}
+
+impl Scheme for Silc {
+    const FINAL_CALLS: usize = 2;
+
+    fn ad_steps(ad_len: usize) -> usize {
+        1 + ad_len.div_ceil(BLOCK)
+    }
+
+    fn ad_input(state: &Block, ad: &[u8], nonce: &[u8], step: usize) -> Block {
+        if step == 0 {
+            // 0...0 ‖ PARAM ‖ N, the nonce in the last bytes.
+            let mut b = [0u8; BLOCK];
+            let at = BLOCK - nonce.len();
+            b[at - 1] = PARAM;
+            b[at..].copy_from_slice(nonce);
+            return b;
+        }
+        let rest = &ad[BLOCK * (step - 1)..];
+        let a = match rest.first_chunk::<BLOCK>() {
+            Some(full) => *full,
+            None => zero_pad(rest),
+        };
+        xor(state, &a)
+    }
+
+    fn ad_output(out: &Block, _ad: &[u8], _step: usize) -> Block {
+        *out
+    }
+
+    fn v(state: &Block, ad: &[u8], _nonce: &[u8]) -> Block {
+        g(&xor_len(state, ad.len()))
+    }
+
+    fn mac_seed(v: &Block) -> Block {
+        g(v)
+    }
+
+    fn final_input(v: &Block, ts: &Block, last: Option<(&Block, usize)>) -> Block {
+        match last {
+            // An empty message: the MAC chain's first call, T = E(g(V)), is the first
+            // finalisation call.
+            None => g(v),
+            Some((c, _)) => xor(ts, c),
+        }
+    }
+
+    fn final_second(out: &Block, msg_len: usize) -> Block {
+        g(&xor_len(out, msg_len))
+    }
+}
+
+/// Runs AES-SILC `op` over validated jobs.
+pub(crate) fn run(
+    k: Kernels,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    op: Op,
+    path: Path,
+) {
+    run_scheme::<Silc>(k, jobs, results, op, path);
+}

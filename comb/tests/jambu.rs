@@ -1,0 +1,335 @@
+//! AES-JAMBU v2 (`aes128-jambu`): the CAESAR genkat known answers of the designers' reference
+//! code (every backend, single path and batches at several lane counts, forgeries), the batch
+//! properties on random mixed batches, the block-boundary lengths (0, 7, 8, 9, 15, 16, 17)
+//! against the known answers in place and out of place, typed errors for bad nonce, tag and
+//! key lengths, and forgeries (a tag, ciphertext, AD or nonce bit) failing only their own job
+//! with the output zeroed.
+
+mod common;
+
+use comb::{AesKey, Algorithm, Error, Op};
+use common::aead::{assert_zeroed, genkat, Genkat};
+use common::{engines, run_jobs, Hold, JobDesc, PathKind, TagDesc};
+
+const JAMBU: Algorithm = Algorithm::Aes128Jambu;
+const KAT: &str = "aes128-jambu-v2-n8-t8.txt";
+const PATHS: [PathKind; 3] = [PathKind::Batch, PathKind::Sequential, PathKind::One];
+
+#[test]
+fn genkat_known_answers() {
+    common::aead::check_genkat(JAMBU, KAT);
+}
+
+#[test]
+fn batch_properties() {
+    for seed in 1..=4 {
+        common::aead::check_properties(JAMBU, seed, 40, 1000, &[1, 3, 8, 16]);
+    }
+}
+
+/// The genkat records with the given plaintext length, AD lengths spread over the file.
+fn records_with_pt_len(recs: &[Genkat], len: usize) -> Vec<&Genkat> {
+    let v: Vec<&Genkat> = recs
+        .iter()
+        .filter(|r| r.pt.len() == len && matches!(r.ad.len(), 0 | 1 | 7 | 8 | 9 | 16 | 17))
+        .collect();
+    assert!(
+        v.len() >= 4,
+        "the KAT file has records with {len}-byte messages"
+    );
+    v
+}
+
+/// Messages of 0, 7, 8, 9, 15, 16 and 17 bytes (empty, partial, whole, whole + partial 64-bit
+/// blocks) with empty, partial and whole-block AD: the known ciphertext and tag on every path,
+/// in place and out of place, and decryption back to the plaintext.
+#[test]
+fn block_boundary_lengths_match_the_known_answers() {
+    let recs = genkat(KAT);
+    for len in [0usize, 7, 8, 9, 15, 16, 17] {
+        let sel = records_with_pt_len(&recs, len);
+        let keys: Vec<AesKey> = sel.iter().map(|r| AesKey::new(&r.key).unwrap()).collect();
+        for engine in engines(Some(4)) {
+            for hold in [Hold::InPlace, Hold::Copy] {
+                let descs: Vec<JobDesc<'_>> = sel
+                    .iter()
+                    .zip(&keys)
+                    .map(|(r, k)| {
+                        JobDesc::new(k, &r.pt, hold, len)
+                            .iv(&r.nonce)
+                            .ad(&r.ad)
+                            .tag(TagDesc::Out(8))
+                    })
+                    .collect();
+                for path in PATHS {
+                    let o = run_jobs(&engine, JAMBU, Op::Encrypt, path, &descs);
+                    for (i, r) in sel.iter().enumerate() {
+                        let what = format!("Count {} {hold:?} {path:?}", r.count);
+                        assert_eq!(o.results[i], Ok(len), "{what}");
+                        assert_eq!(o.bufs[i][..len], r.ct[..len], "{what}: ciphertext");
+                        assert_eq!(o.tags[i][..], r.ct[len..], "{what}: tag");
+                    }
+                }
+                let descs: Vec<JobDesc<'_>> = sel
+                    .iter()
+                    .zip(&keys)
+                    .map(|(r, k)| {
+                        JobDesc::new(k, &r.ct[..len], hold, len)
+                            .iv(&r.nonce)
+                            .ad(&r.ad)
+                            .tag(TagDesc::In(&r.ct[len..]))
+                    })
+                    .collect();
+                for path in PATHS {
+                    let o = run_jobs(&engine, JAMBU, Op::Decrypt, path, &descs);
+                    for (i, r) in sel.iter().enumerate() {
+                        let what = format!("Count {} {hold:?} {path:?}", r.count);
+                        assert_eq!(o.results[i], Ok(len), "{what}");
+                        assert_eq!(o.bufs[i][..len], r.pt[..], "{what}: plaintext");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Output buffers longer than the message: nothing past `len` is written, on either path.
+#[test]
+fn nothing_is_written_past_the_message() {
+    let key = AesKey::new(&[7; 16]).unwrap();
+    let msgs: Vec<Vec<u8>> = (0..40).map(|n| common::bytes(n as u64, n)).collect();
+    let nonce = [3u8; 8];
+    for engine in engines(Some(8)) {
+        let descs: Vec<JobDesc<'_>> = msgs
+            .iter()
+            .enumerate()
+            .map(|(i, m)| {
+                JobDesc::new(&key, m, Hold::alternating(i, Op::Encrypt), m.len() + 9)
+                    .iv(&nonce)
+                    .tag(TagDesc::Out(8))
+            })
+            .collect();
+        for path in PATHS {
+            let o = run_jobs(&engine, JAMBU, Op::Encrypt, path, &descs);
+            for (i, m) in msgs.iter().enumerate() {
+                assert_eq!(o.results[i], Ok(m.len()));
+                assert!(
+                    o.bufs[i][m.len()..].iter().all(|&b| b == common::FILL),
+                    "{path:?} len {}: bytes past the message changed",
+                    m.len()
+                );
+            }
+        }
+    }
+}
+
+/// Bad nonce, tag and key lengths are typed validation errors; the good job of the same
+/// batch still gets its known answer.
+#[test]
+fn bad_lengths_are_typed_errors() {
+    let recs = genkat(KAT);
+    let good = &recs[33 * 9 + 5]; // 9-byte message, 5-byte AD
+    assert_eq!((good.pt.len(), good.ad.len()), (9, 5));
+    let key = AesKey::new(&good.key).unwrap();
+    let key24 = AesKey::new(&[0x24; 24]).unwrap();
+    let n7 = [1u8; 7];
+    let n9 = [1u8; 9];
+    let n12 = [1u8; 12];
+    let tag16 = [0u8; 16];
+    let tag8 = good.ct[9..].to_vec();
+    let ct = good.ct[..9].to_vec();
+    for engine in engines(Some(3)) {
+        for op in [Op::Encrypt, Op::Decrypt] {
+            let (input, ok_tag, bad_tag) = match op {
+                Op::Encrypt => (&good.pt, TagDesc::Out(8), TagDesc::Out(16)),
+                Op::Decrypt => (&ct, TagDesc::In(&tag8), TagDesc::In(&tag16)),
+            };
+            let job = |k: &'static str| {
+                let (key, nonce, tag): (&AesKey, &[u8], TagDesc<'_>) = match k {
+                    "good" => (&key, &good.nonce, ok_tag),
+                    "n7" => (&key, &n7, ok_tag),
+                    "n9" => (&key, &n9, ok_tag),
+                    "n12" => (&key, &n12, ok_tag),
+                    "tag16" => (&key, &good.nonce, bad_tag),
+                    _ => (&key24, &good.nonce, ok_tag),
+                };
+                JobDesc::new(key, input, Hold::Copy, 9)
+                    .iv(nonce)
+                    .ad(&good.ad)
+                    .tag(tag)
+            };
+            let descs: Vec<JobDesc<'_>> = ["n7", "good", "n9", "n12", "tag16", "key24"]
+                .into_iter()
+                .map(job)
+                .collect();
+            for path in PATHS {
+                let o = run_jobs(&engine, JAMBU, op, path, &descs);
+                let what = format!("{op:?} {path:?}");
+                let iv = |got| Err(Error::InvalidIvLength { expected: 8, got });
+                assert_eq!(o.results[0], iv(7), "{what}");
+                assert_eq!(o.results[2], iv(9), "{what}");
+                assert_eq!(o.results[3], iv(12), "{what}");
+                assert_eq!(
+                    o.results[4],
+                    Err(Error::InvalidTagLength {
+                        got: 16,
+                        min: 8,
+                        max: 8
+                    }),
+                    "{what}"
+                );
+                assert_eq!(
+                    o.results[5],
+                    Err(Error::InvalidKeyLength { got: 24 }),
+                    "{what}"
+                );
+                assert_eq!(o.results[1], Ok(9), "{what}");
+                match op {
+                    Op::Encrypt => {
+                        assert_eq!(o.bufs[1], ct, "{what}");
+                        assert_eq!(o.tags[1], tag8, "{what}");
+                    }
+                    Op::Decrypt => assert_eq!(o.bufs[1], good.pt, "{what}"),
+                }
+            }
+        }
+    }
+}
+
+/// A flipped bit of the tag, the ciphertext (first, middle and partial last block), the AD or
+/// the nonce fails that job with its output zeroed (in place and out of place); the other
+/// jobs of the batch decrypt correctly.
+#[test]
+fn forgeries_fail_alone_with_zeroed_output() {
+    let recs = genkat(KAT);
+    // 17-byte messages with 3-byte AD (two whole blocks and a partial one).
+    let r = &recs[33 * 17 + 3];
+    assert_eq!((r.pt.len(), r.ad.len()), (17, 3));
+    let key = AesKey::new(&r.key).unwrap();
+    let (ct, tag) = r.ct.split_at(17);
+    // (ciphertext, tag, AD, nonce) of each job: honest and forged alternately.
+    type Case = (Vec<u8>, Vec<u8>, Vec<u8>, Vec<u8>);
+    let mut cases: Vec<Case> = Vec::new();
+    let honest = (ct.to_vec(), tag.to_vec(), r.ad.clone(), r.nonce.clone());
+    for i in 0..12 {
+        let mut c = honest.clone();
+        match i % 6 {
+            0 => c.1[i % 8] ^= 1 << (i % 8),
+            1 => c.0[0] ^= 0x01,
+            2 => c.0[9] ^= 0x40,
+            3 => c.0[16] ^= 0x80,
+            4 => c.2[i % 3] ^= 0x02,
+            _ => c.3[i % 8] ^= 0x10,
+        }
+        cases.push(honest.clone());
+        cases.push(c);
+    }
+    for engine in engines(Some(5)) {
+        let descs: Vec<JobDesc<'_>> = cases
+            .iter()
+            .enumerate()
+            .map(|(i, (c, t, ad, n))| {
+                let hold = if i % 4 < 2 { Hold::InPlace } else { Hold::Copy };
+                JobDesc::new(&key, c, hold, 17)
+                    .iv(n)
+                    .ad(ad)
+                    .tag(TagDesc::In(t))
+            })
+            .collect();
+        for path in PATHS {
+            let o = run_jobs(&engine, JAMBU, Op::Decrypt, path, &descs);
+            for (i, d) in descs.iter().enumerate() {
+                let what = format!("{path:?} job {i}");
+                if i % 2 == 1 {
+                    assert_eq!(o.results[i], Err(Error::AuthenticationFailed), "{what}");
+                    assert_zeroed(&o.bufs[i], d.input.len(), &what);
+                    // In place the buffer held the ciphertext: it must now be all zero.
+                    if d.hold == Hold::InPlace {
+                        assert!(o.bufs[i].iter().all(|&b| b == 0), "{what}");
+                    }
+                } else {
+                    assert_eq!(o.results[i], Ok(17), "{what}");
+                    assert_eq!(o.bufs[i], r.pt, "{what}");
+                }
+            }
+        }
+    }
+}
+
+/// Empty message and empty AD round trip on their own and inside a batch of long messages
+/// (whose lanes outlive them in the comb windows).
+#[test]
+fn empty_inputs_round_trip_in_mixed_batches() {
+    let keys: Vec<AesKey> = (0..3)
+        .map(|i| AesKey::new(&common::bytes(100 + i, 16)).unwrap())
+        .collect();
+    let lens = [0usize, 700, 0, 1, 333, 0, 64, 8];
+    let msgs: Vec<Vec<u8>> = lens
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| common::bytes(i as u64, n))
+        .collect();
+    let ads: Vec<Vec<u8>> = (0..lens.len())
+        .map(|i| common::bytes(50 + i as u64, [0, 0, 13, 8, 0, 1, 0, 40][i]))
+        .collect();
+    let nonces: Vec<Vec<u8>> = (0..lens.len())
+        .map(|i| common::bytes(90 + i as u64, 8))
+        .collect();
+    // The first run's outputs and tags, which every other path and lane count must match.
+    type Outputs = (Vec<Vec<u8>>, Vec<Vec<u8>>);
+    let mut reference: Option<Outputs> = None;
+    for p in [1, 2, 8] {
+        for engine in engines(Some(p)) {
+            let descs: Vec<JobDesc<'_>> = (0..lens.len())
+                .map(|i| {
+                    JobDesc::new(
+                        &keys[i % 3],
+                        &msgs[i],
+                        Hold::alternating(i, Op::Encrypt),
+                        lens[i],
+                    )
+                    .iv(&nonces[i])
+                    .ad(&ads[i])
+                    .tag(TagDesc::Out(8))
+                })
+                .collect();
+            for path in PATHS {
+                let o = run_jobs(&engine, JAMBU, Op::Encrypt, path, &descs);
+                assert!(o.results.iter().all(Result::is_ok), "{path:?}");
+                let got = (o.bufs.clone(), o.tags.clone());
+                match &reference {
+                    None => reference = Some(got),
+                    Some(r) => assert_eq!(r, &got, "P = {p} {path:?}"),
+                }
+            }
+            let (cts, tags) = reference.clone().unwrap();
+            let descs: Vec<JobDesc<'_>> = (0..lens.len())
+                .map(|i| {
+                    JobDesc::new(
+                        &keys[i % 3],
+                        &cts[i],
+                        Hold::alternating(i, Op::Decrypt),
+                        lens[i],
+                    )
+                    .iv(&nonces[i])
+                    .ad(&ads[i])
+                    .tag(TagDesc::In(&tags[i]))
+                })
+                .collect();
+            for path in PATHS {
+                let o = run_jobs(&engine, JAMBU, Op::Decrypt, path, &descs);
+                for i in 0..lens.len() {
+                    assert_eq!(o.results[i], Ok(lens[i]), "P = {p} {path:?} job {i}");
+                    assert_eq!(o.bufs[i], msgs[i], "P = {p} {path:?} job {i}");
+                }
+            }
+        }
+    }
+    // Distinct inputs give distinct tags (the empty jobs differ in key, nonce or AD).
+    let (_, tags) = reference.unwrap();
+    for i in 0..tags.len() {
+        for j in i + 1..tags.len() {
+            assert_ne!(tags[i], tags[j], "jobs {i} and {j}");
+        }
+    }
+}
