@@ -26,14 +26,14 @@ use crate::cpu::NiToken;
 
 #[inline]
 #[target_feature(enable = "sse2")]
-fn load(b: &Block) -> __m128i {
+pub(crate) fn load(b: &Block) -> __m128i {
     // SAFETY: `b` is a reference to 16 readable bytes; loadu has no alignment requirement.
     unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
 }
 
 #[inline]
 #[target_feature(enable = "sse2")]
-fn store(b: &mut Block, v: __m128i) {
+pub(crate) fn store(b: &mut Block, v: __m128i) {
     // SAFETY: `b` is a reference to 16 writable bytes; storeu has no alignment requirement.
     unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
 }
@@ -51,7 +51,7 @@ fn rk(k: &RoundKeys, r: usize) -> __m128i {
 /// Block `i` of a message's input. Caller guarantees `16 * (i + 1) <= io.len`.
 #[inline]
 #[target_feature(enable = "sse2")]
-unsafe fn load_in(io: &IoPtrs<'_>, i: usize) -> __m128i {
+pub(crate) unsafe fn load_in(io: &IoPtrs<'_>, i: usize) -> __m128i {
     debug_assert!(BLOCK * (i + 1) <= io.len);
     // SAFETY: by the caller's guarantee the 16 bytes are inside the readable input.
     unsafe { _mm_loadu_si128(io.src.add(BLOCK * i).cast()) }
@@ -61,7 +61,7 @@ unsafe fn load_in(io: &IoPtrs<'_>, i: usize) -> __m128i {
 /// and a non-null `dst`.
 #[inline]
 #[target_feature(enable = "sse2")]
-unsafe fn store_out(io: &IoPtrs<'_>, i: usize, v: __m128i) {
+pub(crate) unsafe fn store_out(io: &IoPtrs<'_>, i: usize, v: __m128i) {
     debug_assert!(!io.dst.is_null() && BLOCK * (i + 1) <= io.out_cap);
     // SAFETY: by the caller's guarantee the 16 bytes are inside the writable output.
     unsafe { _mm_storeu_si128(io.dst.add(BLOCK * i).cast(), v) }

@@ -35,6 +35,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
+use crate::aes::ni::{load as ld, load_in, store as st, store_out};
 use crate::aes::{AesKey, Derived, Kernels, RoundKeys};
 use crate::block::{dbl, tag_matches, wipe, Block, IoPtrs, BLOCK};
 use crate::modes::{Prepared, TagIo};
@@ -171,39 +172,6 @@ fn ntz(n: usize) -> usize {
 
 // ---------------------------------------------------------------------------------------
 // AES-NI (xmm) kernel: 8 blocks in flight
-
-#[inline]
-#[target_feature(enable = "sse2")]
-fn ld(b: &Block) -> __m128i {
-    // SAFETY: `b` is a reference to 16 readable bytes; loadu has no alignment requirement.
-    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
-}
-
-#[inline]
-#[target_feature(enable = "sse2")]
-fn st(b: &mut Block, v: __m128i) {
-    // SAFETY: `b` is a reference to 16 writable bytes; storeu has no alignment requirement.
-    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
-}
-
-/// Block `i` of the input. Caller guarantees `16 * (i + 1) <= io.len`.
-#[inline]
-#[target_feature(enable = "sse2")]
-unsafe fn load_in(io: &IoPtrs<'_>, i: usize) -> __m128i {
-    debug_assert!(BLOCK * (i + 1) <= io.len);
-    // SAFETY: by the caller's guarantee the 16 bytes are inside the readable input.
-    unsafe { _mm_loadu_si128(io.src.add(BLOCK * i).cast()) }
-}
-
-/// Writes output block `i`. Caller guarantees a non-null `dst` and `16 * (i + 1) <=
-/// io.out_cap`.
-#[inline]
-#[target_feature(enable = "sse2")]
-unsafe fn store_out(io: &IoPtrs<'_>, i: usize, v: __m128i) {
-    debug_assert!(!io.dst.is_null() && BLOCK * (i + 1) <= io.out_cap);
-    // SAFETY: by the caller's guarantee the 16 bytes are inside the writable output.
-    unsafe { _mm_storeu_si128(io.dst.add(BLOCK * i).cast(), v) }
-}
 
 /// `ni_step!(N, MODE; rk, rounds, io, i, a, z, cv, acc)`: the `N` blocks `i..i + N` in
 /// flight. Block `i + j`'s offset is `base ^ cv(j)`; `a = base ^ k_0` and `z = base ^

@@ -54,6 +54,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
+use crate::aes::ni::{load as ld, store as st};
 use crate::aes::{AesKey, Derived, Kernels};
 use crate::block::{tag_matches, wipe, Block, IoPtrs, BLOCK};
 use crate::cpu::{NiToken, VaesToken};
@@ -663,20 +664,6 @@ fn rk(key: &AesKey, r: usize) -> __m128i {
     let row = &key.enc.0[r];
     // SAFETY: `row` is 16 readable, 16-byte-aligned bytes.
     unsafe { _mm_load_si128(row.as_ptr().cast()) }
-}
-
-#[inline]
-#[target_feature(enable = "sse2")]
-fn ld(b: &Block) -> __m128i {
-    // SAFETY: 16 readable bytes, no alignment needed.
-    unsafe { _mm_loadu_si128(b.as_ptr().cast()) }
-}
-
-#[inline]
-#[target_feature(enable = "sse2")]
-fn st(b: &mut Block, v: __m128i) {
-    // SAFETY: 16 writable bytes, no alignment needed.
-    unsafe { _mm_storeu_si128(b.as_mut_ptr().cast(), v) }
 }
 
 /// The mask integer `v` (a big-endian block value) as an xmm integer.
