@@ -313,3 +313,232 @@ pub(super) fn powers(_t: ClmulToken, k1: u128) -> [u128; 8] {
     // SAFETY: the token proves PCLMULQDQ and SSE2 are present.
     unsafe { powers_impl(k1) }
 }
+
+// ---------------------------------------------------------------------------------------
+// Chains of products by H (POET v1's hashes)
+//
+// These work straight on the caller's memory through raw pointers, since their callers'
+// input and output are either the same buffer (in place) or two distinct ones, which safe
+// slices cannot express. Each keeps its running value in an xmm register for the whole loop:
+// no per-block call, no kernel match, no block returned in two GPRs and reloaded as 16 bytes
+// (the store-forwarding stall of `GhashKey::mul_h` in a loop).
+
+/// `x · H` for `K_1 = k` (`kk` its Karatsuba middle operand), reduced.
+#[inline]
+#[target_feature(enable = "pclmulqdq,sse2")]
+pub(super) fn mul1<const KARA: bool>(x: __m128i, k: __m128i, kk: __m128i) -> __m128i {
+    let mut w = Wide::zero();
+    mul_acc::<KARA>(&mut w, x, k, kk);
+    finish::<KARA>(w)
+}
+
+/// A block at `p` (unaligned) as a field element.
+///
+/// # Safety
+/// `p` must be readable for 16 bytes.
+#[inline]
+#[target_feature(enable = "sse2,ssse3")]
+pub(super) unsafe fn load_at(p: *const u8) -> __m128i {
+    // SAFETY: the caller guarantees 16 readable bytes; loadu has no alignment requirement.
+    bswap(unsafe { _mm_loadu_si128(p.cast()) })
+}
+
+/// Stores a field element as a block at `p` (unaligned).
+///
+/// # Safety
+/// `p` must be writable for 16 bytes.
+#[inline]
+#[target_feature(enable = "sse2,ssse3")]
+pub(super) unsafe fn store_at(p: *mut u8, v: __m128i) {
+    // SAFETY: the caller guarantees 16 writable bytes; storeu has no alignment requirement.
+    unsafe { _mm_storeu_si128(p.cast(), bswap(v)) }
+}
+
+/// `K_1` and its Karatsuba middle operand.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(super) fn k1(pow: &Powers) -> (__m128i, __m128i) {
+    (load_u128(&pow.desc[7]), load_u128(&pow.kk[7]))
+}
+
+/// The chain `x ← x·H ⊕ M_i` over `n` blocks, `M_i` read at `src + 16i`, each `x` written at
+/// `dst + 16i`.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `16·n` bytes; the two are equal or do not overlap.
+#[target_feature(enable = "pclmulqdq,sse2,ssse3")]
+unsafe fn chain_impl<const KARA: bool>(
+    pow: &Powers,
+    x: &mut Block,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
+    let (k, kk) = k1(pow);
+    let mut v = load_block(x);
+    for i in 0..n {
+        // SAFETY: block i lies in the caller's ranges; in place, block i is read before it
+        // is written and never read again.
+        unsafe {
+            let m = load_at(src.add(16 * i));
+            v = xor(mul1::<KARA>(v, k, kk), m);
+            store_at(dst.add(16 * i), v);
+        }
+    }
+    store_block(x, v);
+}
+
+/// The chain of [`chain_impl`], `x ← x·H ⊕ M_i`, with the multiplication variant `v`.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `16·n` bytes; the two are equal or do not overlap.
+pub(super) unsafe fn chain(
+    _t: ClmulToken,
+    v: MulVariant,
+    pow: &Powers,
+    x: &mut Block,
+    src: *const u8,
+    dst: *mut u8,
+    n: usize,
+) {
+    // SAFETY: the token proves PCLMULQDQ, SSE2 and SSSE3; the ranges are the caller's.
+    unsafe {
+        match v {
+            MulVariant::Karatsuba => chain_impl::<true>(pow, x, src, dst, n),
+            MulVariant::Schoolbook => chain_impl::<false>(pow, x, src, dst, n),
+        }
+    }
+}
+
+/// `N` chains side by side, one block of each per iteration: lane `j` runs
+/// `x_j ← x_j·H_j ⊕ M_{j,i}` with its own key, reading at `src[j] + 16i`, writing at
+/// `dst[j] + 16i`. The `N` multiply-reduce sequences are independent, so the multiplier
+/// works on all of them at once instead of waiting out one product's latency per block.
+///
+/// # Safety
+/// For every lane, `src[j]` readable and `dst[j]` writable for `16·n` bytes, equal or not
+/// overlapping; no lane's output overlaps another lane's input or output.
+#[target_feature(enable = "pclmulqdq,sse2,ssse3")]
+unsafe fn lanes_impl<const KARA: bool, const N: usize>(
+    pows: [&Powers; N],
+    xs: [&mut Block; N],
+    src: [*const u8; N],
+    dst: [*mut u8; N],
+    n: usize,
+) {
+    let mut v: [__m128i; N] = core::array::from_fn(|j| load_block(xs[j]));
+    let keys: [(__m128i, __m128i); N] = core::array::from_fn(|j| k1(pows[j]));
+    for i in 0..n {
+        for j in 0..N {
+            // SAFETY: block i of lane j lies in the caller's ranges (see `chain_impl`).
+            unsafe {
+                let m = load_at(src[j].add(16 * i));
+                v[j] = xor(mul1::<KARA>(v[j], keys[j].0, keys[j].1), m);
+                store_at(dst[j].add(16 * i), v[j]);
+            }
+        }
+    }
+    for (x, v) in xs.into_iter().zip(v) {
+        store_block(x, v);
+    }
+}
+
+/// Most chains [`lanes`] runs in one loop (the kernel exists for `1..=8`; see
+/// `super::CHAIN_LANES` for how many the callers use).
+pub(super) const MAX_LANES: usize = 8;
+
+/// [`lanes_impl`] for `1..=MAX_LANES` lanes counted at run time.
+///
+/// # Safety
+/// As [`lanes_impl`], for every lane.
+pub(super) unsafe fn lanes(
+    _t: ClmulToken,
+    v: MulVariant,
+    pows: &[&Powers],
+    xs: &mut [Block],
+    src: &[*const u8],
+    dst: &[*mut u8],
+    n: usize,
+) {
+    assert!(pows.len() == xs.len() && src.len() == xs.len() && dst.len() == xs.len());
+    /// Instantiates the kernel for `N` lanes and the variant.
+    ///
+    /// # Safety
+    /// As [`lanes_impl`]; the slices hold exactly `N` lanes.
+    #[inline(always)]
+    unsafe fn go<const N: usize>(
+        kara: bool,
+        pows: &[&Powers],
+        xs: &mut [Block],
+        src: &[*const u8],
+        dst: &[*mut u8],
+        n: usize,
+    ) {
+        let pows: [&Powers; N] = core::array::from_fn(|j| pows[j]);
+        let src: [*const u8; N] = core::array::from_fn(|j| src[j]);
+        let dst: [*mut u8; N] = core::array::from_fn(|j| dst[j]);
+        let Ok(xs) = <&mut [Block; N]>::try_from(xs) else {
+            unreachable!("N lanes")
+        };
+        let xs: [&mut Block; N] = xs.each_mut();
+        // SAFETY: the token (checked by the caller of `go`) proves the features; the ranges
+        // are the caller's.
+        unsafe {
+            if kara {
+                lanes_impl::<true, N>(pows, xs, src, dst, n);
+            } else {
+                lanes_impl::<false, N>(pows, xs, src, dst, n);
+            }
+        }
+    }
+    let kara = v == MulVariant::Karatsuba;
+    // SAFETY: the token proves PCLMULQDQ, SSE2 and SSSE3; the ranges are the caller's.
+    unsafe {
+        match xs.len() {
+            0 => {}
+            1 => go::<1>(kara, pows, xs, src, dst, n),
+            2 => go::<2>(kara, pows, xs, src, dst, n),
+            3 => go::<3>(kara, pows, xs, src, dst, n),
+            4 => go::<4>(kara, pows, xs, src, dst, n),
+            5 => go::<5>(kara, pows, xs, src, dst, n),
+            6 => go::<6>(kara, pows, xs, src, dst, n),
+            7 => go::<7>(kara, pows, xs, src, dst, n),
+            8 => go::<8>(kara, pows, xs, src, dst, n),
+            _ => unreachable!("at most MAX_LANES lanes"),
+        }
+    }
+}
+
+/// In place, `B_i ← B_i ⊕ B_{i-1}·H` with the old `B_{i-1}`, `B_{-1} = iv`: independent
+/// products, so the loop is bound by the multiplier's throughput, not its latency.
+#[target_feature(enable = "pclmulqdq,sse2,ssse3")]
+fn each_impl<const KARA: bool>(pow: &Powers, iv: &Block, blocks: &mut [Block]) {
+    let (k, kk) = k1(pow);
+    let mut prev = load_block(iv);
+    // Four blocks per iteration: four products issued back to back.
+    let (quads, rest) = blocks.as_chunks_mut::<4>();
+    for q in quads {
+        let c: [__m128i; 4] = core::array::from_fn(|i| load_block(&q[i]));
+        let p = [prev, c[0], c[1], c[2]];
+        for i in 0..4 {
+            store_block(&mut q[i], xor(c[i], mul1::<KARA>(p[i], k, kk)));
+        }
+        prev = c[3];
+    }
+    for b in rest {
+        let c = load_block(b);
+        store_block(b, xor(c, mul1::<KARA>(prev, k, kk)));
+        prev = c;
+    }
+}
+
+/// [`each_impl`] with the multiplication variant `v`.
+pub(super) fn each(_t: ClmulToken, v: MulVariant, pow: &Powers, iv: &Block, blocks: &mut [Block]) {
+    // SAFETY: the token proves PCLMULQDQ, SSE2 and SSSE3 are present.
+    unsafe {
+        match v {
+            MulVariant::Karatsuba => each_impl::<true>(pow, iv, blocks),
+            MulVariant::Schoolbook => each_impl::<false>(pow, iv, blocks),
+        }
+    }
+}

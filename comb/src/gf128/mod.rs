@@ -53,7 +53,7 @@ pub use dbl::{dbl, dbl_mulbit, dbl_sar, tpl};
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub use dbl::{dbl_xmm_cmp, dbl_xmm_sar};
 
-use crate::block::{Block, BLOCK};
+use crate::block::{Block, IoPtrs, BLOCK};
 use crate::Error;
 use core::fmt;
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -423,6 +423,165 @@ impl GhashKey {
     }
 }
 
+// ---------------------------------------------------------------------------------------
+// Chains of products by H (POET v1's field hash)
+
+/// The multiplication variant of each chain kernel on the PCLMULQDQ backends, picked per
+/// pattern rather than taken from the key (whose variant is GHASH's choice): all variants
+/// give the same bits, only the speed differs. Measured on the development CPU (AMD EPYC,
+/// Zen 3 class; `chain_kernel_timing`, ns per block, noisy shared machine):
+///
+/// * one dependent chain (latency-bound): schoolbook 6.9, Karatsuba 7.0-7.1. Papers/000 §6.4
+///   found Karatsuba better here; on this CPU the schoolbook's two-PCLMULQDQ reduction is not
+///   slower than the shift reduction, so the schoolbook, narrowly.
+/// * interleaved chains and independent products (throughput-bound): on ymm the schoolbook
+///   clearly (8 lanes 1.86 against 2.63; independent products 1.89 against 2.40), as §6.4
+///   says; on xmm both ≈ 3.8 (Karatsuba within 2%, inside the noise).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+const CHAIN_VARIANT: MulVariant = MulVariant::Schoolbook;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+const LANES_VARIANT: MulVariant = MulVariant::Schoolbook;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+const EACH_VARIANT: MulVariant = MulVariant::Schoolbook;
+
+/// Chains [`mul_chains`] advances in one loop on the PCLMULQDQ backends; more lanes are split
+/// into near-equal loops of at most this many. Measured (schoolbook, ns per block per lane):
+/// xmm saturates from 3-4 lanes (≈ 3.8); ymm, two lanes per register, from 6 (1.85; 4 lanes
+/// 2.07, 8 lanes 1.86).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+const CHAIN_LANES: usize = 8;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+const _: () = assert!(
+    CHAIN_LANES >= 1 && CHAIN_LANES <= clmul::MAX_LANES && CHAIN_LANES <= vclmul::MAX_LANES
+);
+
+/// The input and output of blocks `[from, from + blocks)` of `io`, bounds-checked: the raw
+/// ranges the chain kernels read and write.
+fn chain_ptrs(io: &IoPtrs<'_>, from: usize, blocks: usize) -> (*const u8, *mut u8) {
+    let end = from
+        .checked_add(blocks)
+        .and_then(|b| b.checked_mul(BLOCK))
+        .expect("block range overflows");
+    assert!(!io.dst.is_null() && end <= io.len && end <= io.out_cap);
+    // SAFETY: `16·from <= end <= len, out_cap`: the offsets stay inside the input and output.
+    unsafe { (io.src.add(BLOCK * from), io.dst.add(BLOCK * from)) }
+}
+
+/// One message's chain for [`mul_chains`]: `x ← x·H ⊕ M_i` with `H` of `key`, over the
+/// input blocks of `io`, each `x` written to the output block of the same index.
+pub(crate) struct MulLane<'a> {
+    pub(crate) key: &'a GhashKey,
+    /// The running value: the chain's value before block `from`, then after the last block.
+    pub(crate) x: Block,
+    pub(crate) io: IoPtrs<'a>,
+}
+
+/// Advances every lane's chain over its blocks `[from, from + blocks)`, all lanes together:
+/// on the PCLMULQDQ backends up to [`CHAIN_LANES`] lanes per loop, one block of each lane per
+/// iteration, so that many independent multiply-reduce sequences overlap (the comb idea for
+/// the field multiplier). Lanes may have different keys; their buffers must be distinct.
+pub(crate) fn mul_chains(lanes: &mut [MulLane<'_>], from: usize, blocks: usize) {
+    if blocks == 0 || lanes.is_empty() {
+        return;
+    }
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        let token = |k: &GhashKey| match k.kernel {
+            Kernel::Clmul(t, _) => Some(t),
+            Kernel::Vclmul(t, _) => Some(t.clmul()),
+            Kernel::Soft => None,
+        };
+        let hw = lanes.iter().all(|l| token(l.key).is_some());
+        // Two chains per ymm register when every lane's backend has VPCLMULQDQ.
+        let wide = match lanes[0].key.kernel {
+            Kernel::Vclmul(t, _) => Some(t).filter(|_| {
+                lanes
+                    .iter()
+                    .all(|l| matches!(l.key.kernel, Kernel::Vclmul(..)))
+            }),
+            _ => None,
+        };
+        if let Some(t) = token(lanes[0].key).filter(|_| hw) {
+            let loops = lanes.len().div_ceil(CHAIN_LANES);
+            let (q, r) = (lanes.len() / loops, lanes.len() % loops);
+            let mut at = 0;
+            for c in 0..loops {
+                let n = q + usize::from(c < r);
+                let part = &mut lanes[at..at + n];
+                at += n;
+                let mut pows: [&Powers; CHAIN_LANES] = [&part[0].key.pow; CHAIN_LANES];
+                let mut xs = [[0u8; BLOCK]; CHAIN_LANES];
+                let mut src = [core::ptr::null::<u8>(); CHAIN_LANES];
+                let mut dst = [core::ptr::null_mut::<u8>(); CHAIN_LANES];
+                for (j, l) in part.iter().enumerate() {
+                    pows[j] = &l.key.pow;
+                    xs[j] = l.x;
+                    (src[j], dst[j]) = chain_ptrs(&l.io, from, blocks);
+                }
+                // SAFETY: each lane's ranges were bounds-checked by `chain_ptrs`; a lane's
+                // input and output are one buffer or two distinct ones (`IoPtrs`), and lanes
+                // are distinct messages.
+                unsafe {
+                    let (p, x, s, d) = (&pows[..n], &mut xs[..n], &src[..n], &dst[..n]);
+                    match wide {
+                        Some(w) => vclmul::lanes(w, LANES_VARIANT, p, x, s, d, blocks),
+                        None => clmul::lanes(t, LANES_VARIANT, p, x, s, d, blocks),
+                    }
+                }
+                for (l, x) in part.iter_mut().zip(&mut xs) {
+                    l.x = *x;
+                }
+                xs.iter_mut().for_each(crate::block::wipe);
+            }
+            return;
+        }
+    }
+    // The portable backend (or a mix of backends): one lane after another.
+    for l in lanes.iter_mut() {
+        l.key.mul_chain(&mut l.x, &l.io, from, blocks);
+    }
+}
+
+impl GhashKey {
+    /// The chain `x ← x·H ⊕ M_i` over the input blocks `[from, from + blocks)` of `io`, each
+    /// `x` written to the output block of the same index: a Horner chain with every
+    /// intermediate value kept. One call per message: `x` stays in a register throughout.
+    pub(crate) fn mul_chain(&self, x: &mut Block, io: &IoPtrs<'_>, from: usize, blocks: usize) {
+        if blocks == 0 {
+            return;
+        }
+        let (src, dst) = chain_ptrs(io, from, blocks);
+        // SAFETY: the ranges were bounds-checked by `chain_ptrs`; input and output are one
+        // buffer or two distinct ones (`IoPtrs`).
+        unsafe {
+            match self.kernel {
+                Kernel::Soft => soft::chain(&self.pow, x, src, dst, blocks),
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                Kernel::Clmul(t, _) => {
+                    clmul::chain(t, CHAIN_VARIANT, &self.pow, x, src, dst, blocks)
+                }
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                Kernel::Vclmul(t, _) => {
+                    // One chain gains nothing from ymm: the xmm kernel.
+                    clmul::chain(t.clmul(), CHAIN_VARIANT, &self.pow, x, src, dst, blocks)
+                }
+            }
+        }
+    }
+
+    /// In place, `B_i ← B_i ⊕ B_{i-1}·H` with the old value of `B_{i-1}` and `B_{-1} = iv`:
+    /// independent products (POET's unchaining hash), several in flight at once.
+    pub(crate) fn mul_each(&self, iv: &Block, blocks: &mut [Block]) {
+        match self.kernel {
+            Kernel::Soft => soft::each(&self.pow, iv, blocks),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Clmul(t, _) => clmul::each(t, EACH_VARIANT, &self.pow, iv, blocks),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Vclmul(t, _) => vclmul::each(t, EACH_VARIANT, &self.pow, iv, blocks),
+        }
+    }
+}
+
 /// `a · b` in the GCM field (SP 800-38D §6.3, bit-reflected), portable and constant-time.
 /// For one-off products; repeated products with one operand go faster through
 /// [`GhashKey::mul_h`].
@@ -752,6 +911,288 @@ mod tests {
         }
         let shown = format!("{:?}", GhashKey::new(&h));
         assert!(shown.starts_with("GhashKey") && !shown.contains("desc"));
+    }
+
+    /// `n` blocks of the chain `x ← x·H ⊕ M_i` by repeated `mul_h` (the reference).
+    fn chain_ref(k: &GhashKey, x: &Block, m: &[Block]) -> (Block, Vec<Block>) {
+        let mut x = *x;
+        let out = m
+            .iter()
+            .map(|b| {
+                x = xor16(&k.mul_h(&x), b);
+                x
+            })
+            .collect();
+        (x, out)
+    }
+
+    fn xor16(a: &Block, b: &Block) -> Block {
+        core::array::from_fn(|i| a[i] ^ b[i])
+    }
+
+    fn flat(b: &[Block]) -> Vec<u8> {
+        b.iter().flatten().copied().collect()
+    }
+
+    #[test]
+    fn mul_h_matches_gf_mul_on_every_backend() {
+        let mut rng = Rng(5);
+        for _ in 0..50 {
+            let (h, x) = (rng.block(), rng.block());
+            for k in keys(&h) {
+                assert_eq!(k.mul_h(&x), gf_mul(&x, &h), "{:?}", k.backend());
+            }
+        }
+    }
+
+    /// `mul_chain` from block `from` for `n` blocks, in place and out of place, against
+    /// repeated `mul_h`; bytes outside the range untouched.
+    #[test]
+    fn mul_chain_matches_repeated_mul_h() {
+        let mut rng = Rng(11);
+        for n in 0..=20usize {
+            let h = rng.block();
+            let x0 = rng.block();
+            let m: Vec<Block> = (0..n + 2).map(|_| rng.block()).collect();
+            let from = 1;
+            let (want_x, want) = chain_ref(&keys(&h)[0], &x0, &m[from..from + n]);
+            for k in keys(&h) {
+                let input = flat(&m);
+                let mut expect = input.clone();
+                expect[16 * from..16 * (from + n)].copy_from_slice(&flat(&want));
+                // In place.
+                let mut buf = input.clone();
+                let mut x = x0;
+                let len = buf.len();
+                k.mul_chain(&mut x, &IoPtrs::in_place(&mut buf, len), from, n);
+                assert_eq!((x, &buf), (want_x, &expect), "n={n} {:?}", k.backend());
+                // Out of place: output outside the range keeps its filler.
+                let mut out = vec![0xA5u8; input.len()];
+                let mut x = x0;
+                k.mul_chain(&mut x, &IoPtrs::copy(&input, &mut out), from, n);
+                assert_eq!(x, want_x);
+                assert_eq!(&out[16 * from..16 * (from + n)], &flat(&want)[..]);
+                assert!(out[..16 * from].iter().all(|&b| b == 0xA5));
+                assert!(out[16 * (from + n)..].iter().all(|&b| b == 0xA5));
+            }
+        }
+    }
+
+    /// `mul_chains` over 1..=19 lanes (one loop and split ones), each lane its own key and
+    /// buffer, against each lane's chain by `mul_h`; and lanes of mixed backends.
+    #[test]
+    fn mul_chains_match_repeated_mul_h() {
+        let mut rng = Rng(12);
+        let backends: Vec<GhashBackend> = keys(&[1; 16]).iter().map(|k| k.backend()).collect();
+        for lanes in 1..=19usize {
+            for (bi, &b) in backends.iter().chain([&GhashBackend::Soft]).enumerate() {
+                // The last round mixes the backends lane by lane.
+                let mixed = bi == backends.len();
+                let n = 1 + lanes % 5;
+                let hs: Vec<Block> = (0..lanes).map(|_| rng.block()).collect();
+                let ks: Vec<GhashKey> = hs
+                    .iter()
+                    .enumerate()
+                    .map(|(j, h)| {
+                        let b = if mixed {
+                            backends[j % backends.len()]
+                        } else {
+                            b
+                        };
+                        GhashKey::with_backend(h, b).unwrap()
+                    })
+                    .collect();
+                let x0: Vec<Block> = (0..lanes).map(|_| rng.block()).collect();
+                let ms: Vec<Vec<Block>> = (0..lanes)
+                    .map(|_| (0..n + 1).map(|_| rng.block()).collect())
+                    .collect();
+                let mut bufs: Vec<Vec<u8>> = ms.iter().map(|m| flat(m)).collect();
+                let mut outs: Vec<Vec<u8>> = ms.iter().map(|m| vec![0; 16 * m.len()]).collect();
+                let mut ls: Vec<MulLane<'_>> = Vec::new();
+                for (j, (buf, out)) in bufs.iter_mut().zip(outs.iter_mut()).enumerate() {
+                    // Odd lanes out of place.
+                    let io = if j % 2 == 0 {
+                        let len = buf.len();
+                        IoPtrs::in_place(buf, len)
+                    } else {
+                        IoPtrs::copy(buf, out)
+                    };
+                    ls.push(MulLane {
+                        key: &ks[j],
+                        x: x0[j],
+                        io,
+                    });
+                }
+                // Block 0 then blocks 1..=n, as two windows.
+                mul_chains(&mut ls, 0, 1);
+                mul_chains(&mut ls, 1, n);
+                let got_x: Vec<Block> = ls.iter().map(|l| l.x).collect();
+                drop(ls);
+                for j in 0..lanes {
+                    let (want_x, want) = chain_ref(&ks[j], &x0[j], &ms[j]);
+                    let got = if j % 2 == 0 { &bufs[j] } else { &outs[j] };
+                    assert_eq!(got_x[j], want_x, "lanes={lanes} j={j} {b:?} mixed={mixed}");
+                    assert_eq!(got, &flat(&want), "lanes={lanes} j={j} {b:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn mul_each_matches_mul_h() {
+        let mut rng = Rng(13);
+        for n in 0..=21usize {
+            let (h, iv) = (rng.block(), rng.block());
+            let m: Vec<Block> = (0..n).map(|_| rng.block()).collect();
+            let k0 = GhashKey::with_backend(&h, GhashBackend::Soft).unwrap();
+            let want: Vec<Block> = (0..n)
+                .map(|i| xor16(&m[i], &k0.mul_h(if i == 0 { &iv } else { &m[i - 1] })))
+                .collect();
+            for k in keys(&h) {
+                let mut b = m.clone();
+                k.mul_each(&iv, &mut b);
+                assert_eq!(b, want, "n={n} {:?}", k.backend());
+            }
+        }
+    }
+
+    /// Both multiplication variants of the xmm chain kernels (the dispatch uses one each).
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[test]
+    fn chain_kernels_agree_in_both_variants() {
+        let Some(t) = clmul::ClmulToken::get() else {
+            return;
+        };
+        let mut rng = Rng(14);
+        for v in [MulVariant::Karatsuba, MulVariant::Schoolbook] {
+            for lanes in 1..=clmul::MAX_LANES {
+                let n = 9;
+                let ks: Vec<GhashKey> = (0..lanes)
+                    .map(|_| GhashKey::with_backend(&rng.block(), GhashBackend::Clmul(v)).unwrap())
+                    .collect();
+                let x0: Vec<Block> = (0..lanes).map(|_| rng.block()).collect();
+                let ms: Vec<Vec<Block>> = (0..lanes)
+                    .map(|_| (0..n).map(|_| rng.block()).collect())
+                    .collect();
+                let mut bufs: Vec<Vec<u8>> = ms.iter().map(|m| flat(m)).collect();
+                let pows: Vec<&Powers> = ks.iter().map(|k| &k.pow).collect();
+                let mut xs = x0.clone();
+                let src: Vec<*const u8> = bufs.iter().map(|b| b.as_ptr()).collect();
+                let dst: Vec<*mut u8> = bufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
+                // SAFETY: each buffer is 16·n bytes, in place, distinct per lane.
+                unsafe { clmul::lanes(t, v, &pows, &mut xs, &src, &dst, n) };
+                let wide = vclmul::VclmulToken::get().map(|w| {
+                    let mut wbufs: Vec<Vec<u8>> = ms.iter().map(|m| flat(m)).collect();
+                    let mut wxs = x0.clone();
+                    let src: Vec<*const u8> = wbufs.iter().map(|b| b.as_ptr()).collect();
+                    let dst: Vec<*mut u8> = wbufs.iter_mut().map(|b| b.as_mut_ptr()).collect();
+                    // SAFETY: as above.
+                    unsafe { vclmul::lanes(w, v, &pows, &mut wxs, &src, &dst, n) };
+                    (w, wxs, wbufs)
+                });
+                for j in 0..lanes {
+                    let (want_x, want) = chain_ref(&ks[j], &x0[j], &ms[j]);
+                    assert_eq!((xs[j], &bufs[j]), (want_x, &flat(&want)), "{v:?} {lanes}");
+                    if let Some((_, wxs, wbufs)) = &wide {
+                        assert_eq!((wxs[j], &wbufs[j]), (want_x, &flat(&want)), "ymm {v:?}");
+                    }
+                    let mut x = x0[j];
+                    let mut buf = flat(&ms[j]);
+                    let p = buf.as_mut_ptr();
+                    // SAFETY: 16·n bytes, in place.
+                    unsafe { clmul::chain(t, v, &ks[j].pow, &mut x, p, p, n) };
+                    assert_eq!((x, &buf), (want_x, &flat(&want)), "{v:?}");
+                    let mut b = ms[j].clone();
+                    clmul::each(t, v, &ks[j].pow, &x0[j], &mut b);
+                    let want_each: Vec<Block> = (0..n)
+                        .map(|i| {
+                            let prev = if i == 0 { &x0[j] } else { &ms[j][i - 1] };
+                            xor16(&ms[j][i], &ks[j].mul_h(prev))
+                        })
+                        .collect();
+                    assert_eq!(b, want_each, "{v:?}");
+                    if let Some((w, _, _)) = &wide {
+                        // Lengths 0..=9: every remainder of the ymm kernel's groups of 4.
+                        for len in 0..=n {
+                            let mut b = ms[j][..len].to_vec();
+                            vclmul::each(*w, v, &ks[j].pow, &x0[j], &mut b);
+                            assert_eq!(b, want_each[..len], "ymm {v:?} {len}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Rough speed of the chain kernels per variant (ns per block): one chain, `N` chains
+    /// interleaved, independent products. Run with `cargo test --release -p comb --lib
+    /// gf128 -- --ignored --nocapture`.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    #[test]
+    #[ignore = "timing; run with --release -- --ignored --nocapture"]
+    fn chain_kernel_timing() {
+        let Some(t) = clmul::ClmulToken::get() else {
+            return;
+        };
+        const BL: usize = 4096;
+        let k = GhashKey::with_backend(&[0x3c; 16], GhashBackend::Clmul(MulVariant::Karatsuba))
+            .unwrap();
+        let mut bufs = vec![vec![0x17u8; 16 * BL]; clmul::MAX_LANES];
+        let time = |f: &mut dyn FnMut(), blocks: usize| {
+            let mut best = f64::MAX;
+            for _ in 0..20 {
+                let s = std::time::Instant::now();
+                f();
+                best = best.min(s.elapsed().as_secs_f64() * 1e9 / blocks as f64);
+            }
+            best
+        };
+        for v in [MulVariant::Karatsuba, MulVariant::Schoolbook] {
+            let mut x = [1u8; 16];
+            let p = bufs[0].as_mut_ptr();
+            // SAFETY: 16·BL bytes, in place.
+            let one = time(
+                &mut || unsafe { clmul::chain(t, v, &k.pow, &mut x, p, p, BL) },
+                BL,
+            );
+            let mut blocks = vec![[5u8; 16]; BL];
+            let each = time(&mut || clmul::each(t, v, &k.pow, &[1; 16], &mut blocks), BL);
+            let mut line = format!("{v:?}: chain {one:.2}, each {each:.2}, lanes");
+            for n in 1..=clmul::MAX_LANES {
+                let pows = vec![&k.pow; n];
+                let mut xs = vec![[1u8; 16]; n];
+                let src: Vec<*const u8> = bufs[..n].iter().map(|b| b.as_ptr()).collect();
+                let dst: Vec<*mut u8> = bufs[..n].iter_mut().map(|b| b.as_mut_ptr()).collect();
+                // SAFETY: 16·BL bytes per lane, in place, distinct buffers.
+                let ns = time(
+                    &mut || unsafe { clmul::lanes(t, v, &pows, &mut xs, &src, &dst, BL) },
+                    n * BL,
+                );
+                line += &format!(" {n}:{ns:.2}");
+            }
+            println!("{line} (ns/block)");
+            let Some(w) = vclmul::VclmulToken::get() else {
+                continue;
+            };
+            let each = time(
+                &mut || vclmul::each(w, v, &k.pow, &[1; 16], &mut blocks),
+                BL,
+            );
+            let mut line = format!("{v:?} ymm: each {each:.2}, lanes");
+            for n in 1..=vclmul::MAX_LANES {
+                let pows = vec![&k.pow; n];
+                let mut xs = vec![[1u8; 16]; n];
+                let src: Vec<*const u8> = bufs[..n].iter().map(|b| b.as_ptr()).collect();
+                let dst: Vec<*mut u8> = bufs[..n].iter_mut().map(|b| b.as_mut_ptr()).collect();
+                // SAFETY: 16·BL bytes per lane, in place, distinct buffers.
+                let ns = time(
+                    &mut || unsafe { vclmul::lanes(w, v, &pows, &mut xs, &src, &dst, BL) },
+                    n * BL,
+                );
+                line += &format!(" {n}:{ns:.2}");
+            }
+            println!("{line} (ns/block)");
+        }
     }
 
     #[test]

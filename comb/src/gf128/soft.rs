@@ -185,6 +185,38 @@ pub(super) fn powers(k1: u128) -> [u128; 8] {
     desc
 }
 
+/// The chain `x ← x·H ⊕ M_i` over `n` blocks, `M_i` read at `src + 16i`, each `x` written at
+/// `dst + 16i` (`mont` by `K_1`: constant-time).
+///
+/// # Safety
+/// `src` readable and `dst` writable for `16·n` bytes; the two are equal or do not overlap.
+pub(super) unsafe fn chain(pow: &Powers, x: &mut Block, src: *const u8, dst: *mut u8, n: usize) {
+    let k = pow.desc[7];
+    let mut v = u128::from_be_bytes(*x);
+    for i in 0..n {
+        // SAFETY: block i lies in the caller's ranges; in place, it is read before written.
+        unsafe {
+            let m = u128::from_be_bytes(src.add(16 * i).cast::<Block>().read_unaligned());
+            v = mont(v, k) ^ m;
+            dst.add(16 * i)
+                .cast::<Block>()
+                .write_unaligned(v.to_be_bytes());
+        }
+    }
+    *x = v.to_be_bytes();
+}
+
+/// In place, `B_i ← B_i ⊕ B_{i-1}·H` with the old `B_{i-1}`, `B_{-1} = iv`.
+pub(super) fn each(pow: &Powers, iv: &Block, blocks: &mut [Block]) {
+    let k = pow.desc[7];
+    let mut prev = u128::from_be_bytes(*iv);
+    for b in blocks {
+        let c = u128::from_be_bytes(*b);
+        *b = (c ^ mont(prev, k)).to_be_bytes();
+        prev = c;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -201,3 +201,254 @@ pub(super) fn update(
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Chains of products by H, two per ymm register (POET v1's hashes)
+//
+// A single dependent chain gains nothing from ymm (it waits on one product's latency); these
+// are for the throughput-bound patterns, where one VPCLMULQDQ doing two products halves the
+// multiplier's work per block: independent products (`each`) and several chains side by
+// side (`lanes`, two chains per register).
+
+/// Lane-wise `(hi·y^128 + lo)·y^-128 mod P*` by shifts: [`clmul`]'s `reduce_shift` in each
+/// 128-bit lane (every shift used works per lane or per 64-bit element).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn reduce_shift2(lo: __m256i, hi: __m256i) -> __m256i {
+    let times_c = |v: __m256i| {
+        xor(
+            xor(_mm256_slli_epi64::<63>(v), _mm256_slli_epi64::<62>(v)),
+            _mm256_slli_epi64::<57>(v),
+        )
+    };
+    let d = xor(lo, _mm256_slli_si256::<8>(times_c(lo)));
+    let right = xor(
+        xor(_mm256_srli_epi64::<1>(d), _mm256_srli_epi64::<2>(d)),
+        _mm256_srli_epi64::<7>(d),
+    );
+    let carry = _mm256_srli_si256::<8>(times_c(d));
+    xor(xor(hi, d), xor(right, carry))
+}
+
+/// Lane-wise Gueron reduction (two VPCLMULQDQ by `0xC2 << 56`), as [`clmul`]'s.
+#[inline]
+#[target_feature(enable = "avx2,vpclmulqdq")]
+fn reduce_clmul2(lo: __m256i, hi: __m256i) -> __m256i {
+    let c = 0xC200_0000_0000_0000u64 as i64;
+    let c = _mm256_set_epi64x(0, c, 0, c);
+    let t = _mm256_clmulepi64_epi128::<0x00>(lo, c);
+    let v = xor(_mm256_shuffle_epi32::<0x4e>(lo), t);
+    let t = _mm256_clmulepi64_epi128::<0x00>(v, c);
+    let v = xor(_mm256_shuffle_epi32::<0x4e>(v), t);
+    xor(hi, v)
+}
+
+/// Two products `[x0·H0 | x1·H1]`, reduced, for keys `k = [K0 | K1]`, `kk` their Karatsuba
+/// middle operands.
+#[inline]
+#[target_feature(enable = "avx2,vpclmulqdq")]
+fn mul2<const KARA: bool>(x: __m256i, k: __m256i, kk: __m256i) -> __m256i {
+    let z = _mm256_setzero_si256();
+    let mut w = Wide2 {
+        lo: z,
+        mid: z,
+        hi: z,
+    };
+    mul_acc2::<KARA>(&mut w, x, k, kk);
+    let mid = if KARA {
+        xor(w.mid, xor(w.lo, w.hi))
+    } else {
+        w.mid
+    };
+    let lo = xor(w.lo, _mm256_slli_si256::<8>(mid));
+    let hi = xor(w.hi, _mm256_srli_si256::<8>(mid));
+    if KARA {
+        reduce_shift2(lo, hi)
+    } else {
+        reduce_clmul2(lo, hi)
+    }
+}
+
+/// Per-lane byte reversal (a GCM block to a field element and back).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn bswap2(v: __m256i) -> __m256i {
+    let rev = _mm256_set_epi8(
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, //
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    );
+    _mm256_shuffle_epi8(v, rev)
+}
+
+/// Stores two field elements as two consecutive GCM blocks.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_pair(b: &mut [Block; 2], v: __m256i) {
+    // SAFETY: `b` is a reference to 32 writable bytes; storeu has no alignment requirement.
+    unsafe { _mm256_storeu_si256(b.as_mut_ptr().cast(), bswap2(v)) }
+}
+
+/// `[K_1 | K_1]` and its Karatsuba middle operand, both lanes.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn k1_both(pow: &Powers) -> (__m256i, __m256i) {
+    let (k, kk) = clmul::k1(pow);
+    (
+        _mm256_broadcastsi128_si256(k),
+        _mm256_broadcastsi128_si256(kk),
+    )
+}
+
+/// In place, `B_i ← B_i ⊕ B_{i-1}·H` with the old `B_{i-1}`, `B_{-1} = iv`: four blocks per
+/// iteration as two ymm pairs, two products per instruction; the last 0..=3 blocks on xmm.
+#[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse2,ssse3")]
+fn each_impl<const KARA: bool>(pow: &Powers, iv: &Block, blocks: &mut [Block]) {
+    let (k, kk) = k1_both(pow);
+    let mut prev = clmul::load_block(iv);
+    let (quads, rest) = blocks.as_chunks_mut::<4>();
+    for q in quads.iter_mut() {
+        let (pairs, _) = q.as_chunks_mut::<2>();
+        let c0 = load_pair(&pairs[0]);
+        let c1 = load_pair(&pairs[1]);
+        // The multiplicands: [prev | B0] and [B1 | B2].
+        let p0 =
+            _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(prev), _mm256_castsi256_si128(c0));
+        let p1 = _mm256_permute2x128_si256::<0x21>(c0, c1);
+        prev = _mm256_extracti128_si256::<1>(c1);
+        store_pair(&mut pairs[0], xor(c0, mul2::<KARA>(p0, k, kk)));
+        store_pair(&mut pairs[1], xor(c1, mul2::<KARA>(p1, k, kk)));
+    }
+    let (k, kk) = clmul::k1(pow);
+    for b in rest {
+        let c = clmul::load_block(b);
+        clmul::store_block(b, _mm_xor_si128(c, clmul::mul1::<KARA>(prev, k, kk)));
+        prev = c;
+    }
+}
+
+/// [`each_impl`] with the multiplication variant `v`.
+pub(super) fn each(_t: VclmulToken, v: MulVariant, pow: &Powers, iv: &Block, blocks: &mut [Block]) {
+    // SAFETY: the token proves AVX2, VPCLMULQDQ, PCLMULQDQ, SSE2 and SSSE3 are present.
+    unsafe {
+        match v {
+            MulVariant::Karatsuba => each_impl::<true>(pow, iv, blocks),
+            MulVariant::Schoolbook => each_impl::<false>(pow, iv, blocks),
+        }
+    }
+}
+
+/// `2·PAIRS + ODD` chains, two per ymm register (and, if `ODD`, the last one on xmm in the
+/// same loop), one block of each per iteration: lane `j` runs `x_j ← x_j·H_j ⊕ M_{j,i}`,
+/// reading at `src[j] + 16i`, writing at `dst[j] + 16i`.
+///
+/// # Safety
+/// As `clmul::lanes_impl`: for every lane, `src[j]` readable and `dst[j]` writable for `16·n`
+/// bytes, equal or not overlapping; no lane's output overlaps another lane's data.
+#[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse2,ssse3")]
+unsafe fn lanes_impl<const KARA: bool, const PAIRS: usize, const ODD: bool>(
+    pows: &[&Powers],
+    xs: &mut [Block],
+    src: &[*const u8],
+    dst: &[*mut u8],
+    n: usize,
+) {
+    let lanes = 2 * PAIRS + usize::from(ODD);
+    assert!(pows.len() == lanes && xs.len() == lanes);
+    assert!(src.len() == lanes && dst.len() == lanes);
+    let last = lanes - 1;
+    let join = |a: __m128i, b: __m128i| _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(a), b);
+    let mut v: [__m256i; PAIRS] = core::array::from_fn(|p| {
+        join(
+            clmul::load_block(&xs[2 * p]),
+            clmul::load_block(&xs[2 * p + 1]),
+        )
+    });
+    let keys: [(__m256i, __m256i); PAIRS] = core::array::from_fn(|p| {
+        let (k0, kk0) = clmul::k1(pows[2 * p]);
+        let (k1, kk1) = clmul::k1(pows[2 * p + 1]);
+        (join(k0, k1), join(kk0, kk1))
+    });
+    let s: [[*const u8; 2]; PAIRS] = core::array::from_fn(|p| [src[2 * p], src[2 * p + 1]]);
+    let d: [[*mut u8; 2]; PAIRS] = core::array::from_fn(|p| [dst[2 * p], dst[2 * p + 1]]);
+    // The odd lane (unused unless `ODD`).
+    let mut vo = clmul::load_block(&xs[last]);
+    let (ko, kko) = clmul::k1(pows[last]);
+    let (so, dso) = (src[last], dst[last]);
+    for i in 0..n {
+        for p in 0..PAIRS {
+            // SAFETY: block i of both lanes lies in the caller's ranges; in place, it is read
+            // before it is written and never read again.
+            unsafe {
+                let raw = join(
+                    _mm_loadu_si128(s[p][0].add(16 * i).cast()),
+                    _mm_loadu_si128(s[p][1].add(16 * i).cast()),
+                );
+                v[p] = xor(mul2::<KARA>(v[p], keys[p].0, keys[p].1), bswap2(raw));
+                let out = bswap2(v[p]);
+                _mm_storeu_si128(d[p][0].add(16 * i).cast(), _mm256_castsi256_si128(out));
+                _mm_storeu_si128(
+                    d[p][1].add(16 * i).cast(),
+                    _mm256_extracti128_si256::<1>(out),
+                );
+            }
+        }
+        if ODD {
+            // SAFETY: as above, for the odd lane.
+            unsafe {
+                let m = clmul::load_at(so.add(16 * i));
+                vo = _mm_xor_si128(clmul::mul1::<KARA>(vo, ko, kko), m);
+                clmul::store_at(dso.add(16 * i), vo);
+            }
+        }
+    }
+    for (p, v) in v.iter().enumerate() {
+        clmul::store_block(&mut xs[2 * p], _mm256_castsi256_si128(*v));
+        clmul::store_block(&mut xs[2 * p + 1], _mm256_extracti128_si256::<1>(*v));
+    }
+    if ODD {
+        clmul::store_block(&mut xs[last], vo);
+    }
+}
+
+/// Most chains [`lanes`] runs in one loop (four ymm registers of two).
+pub(super) const MAX_LANES: usize = 8;
+
+/// `1..=MAX_LANES` chains side by side ([`lanes_impl`]), counted at run time.
+///
+/// # Safety
+/// As [`lanes_impl`], for every lane.
+pub(super) unsafe fn lanes(
+    _t: VclmulToken,
+    v: MulVariant,
+    pows: &[&Powers],
+    xs: &mut [Block],
+    src: &[*const u8],
+    dst: &[*mut u8],
+    n: usize,
+) {
+    let kara = v == MulVariant::Karatsuba;
+    // SAFETY: the token proves the features; the ranges are the caller's.
+    unsafe {
+        macro_rules! go {
+            ($p:literal, $odd:literal) => {
+                if kara {
+                    lanes_impl::<true, $p, $odd>(pows, xs, src, dst, n)
+                } else {
+                    lanes_impl::<false, $p, $odd>(pows, xs, src, dst, n)
+                }
+            };
+        }
+        match xs.len() {
+            0 => {}
+            1 => go!(0, true),
+            2 => go!(1, false),
+            3 => go!(1, true),
+            4 => go!(2, false),
+            5 => go!(2, true),
+            6 => go!(3, false),
+            7 => go!(3, true),
+            8 => go!(4, false),
+            _ => unreachable!("at most MAX_LANES lanes"),
+        }
+    }
+}

@@ -217,16 +217,6 @@ fn split(len: usize) -> (usize, usize) {
     (full, len - BLOCK * full)
 }
 
-/// The message's 16-byte view `[off, off + 16)` (`off + 16 <= io.len`), through the
-/// windowed read of [`IoPtrs::read_from`] on a view ending at that block.
-#[inline(always)]
-pub(crate) fn read_block(io: &IoPtrs<'_>, off: usize) -> Block {
-    assert!(off + BLOCK <= io.len);
-    let mut v = *io;
-    v.len = off + BLOCK;
-    v.read_from(off)
-}
-
 // ---------------------------------------------------------------------------------------
 // Per-job state
 

@@ -11,18 +11,21 @@
 //!   xored, with the mask `3·m` (whole) or `5·m` (padded), into the sum before `τ = E_K(·)`;
 //! * the passes over the whole blocks with a multiplication for `F`: the chain
 //!   `x_i = x_{i-1}·L ⊕ M_i` (a Horner chain with every intermediate value written out; no
-//!   AES call, so nothing for the AES pipeline to wait on: on the batch path four messages'
-//!   chains advance side by side, so four independent products are in flight), and the
-//!   other hash `out_i = in_i ⊕ in_{i-1}·L`, independent products.
+//!   AES call, so nothing for the AES pipeline to wait on: on the batch path the comb plan's
+//!   windows advance up to `P` messages' chains side by side in one field-multiplier loop,
+//!   so that many independent products are in flight), and the other hash
+//!   `out_i = in_i ⊕ in_{i-1}·L`, independent products. Both run in the `gf128` chain
+//!   kernels, the values in registers, not through one `mul_h` call per block.
 //!
 //! The middle layer `E_K` / `E_K^{-1}` is the wide ECB kernel, as for v2.
 
 use crate::aes::Kernels;
 use crate::block::{wipe, Block, IoPtrs, BLOCK};
-use crate::gf128::GhashKey;
-use crate::modes::poet::{header_block, read_block, run_poet, xor, xtime, Side};
+use crate::gf128::{mul_chains, GhashKey, MulLane};
+use crate::modes::poet::{header_block, run_poet, xor, xtime, Side};
 use crate::modes::Prepared;
 use crate::sched::exec::Path;
+use crate::sched::plan::plan;
 use crate::{JobResult, Op};
 
 /// `aes128-poet-gf`: POET v1 with the field-multiplication hash.
@@ -101,57 +104,57 @@ pub(crate) struct GfLane<'a> {
     pub(crate) blocks: usize,
 }
 
-/// Messages whose chains advance side by side on the batch path (independent products in
-/// flight; the product's latency is several times its throughput).
-const GROUP: usize = 4;
-
-/// Pass A with the field hash over every lane: one lane after another on the single path;
-/// on the batch path lanes sorted by length and run in groups of [`GROUP`], a step of each
-/// lane of a group per round (the comb idea for a chain without cipher calls).
+/// Pass A with the field hash over every lane.
+///
+/// Single path: one [`GhashKey::mul_chain`] call per message, the chain value in a register
+/// throughout (a single chain is latency-bound: one product's full latency per block).
+///
+/// Batch path: the comb plan with the path's `P` (messages sorted by length, groups of `P`,
+/// windows of equal progress), and in each window one [`mul_chains`] call over the window's
+/// lanes, which advances them one block each per iteration: `P` independent products in
+/// flight instead of one, so the multiplier runs at its throughput. Windows with more lanes
+/// than the kernel keeps in registers run as several loops (`gf128::CHAIN_LANES`).
 pub(crate) fn chain(lanes: &mut [GfLane<'_>], path: Path) {
     match path {
-        Path::Comb { .. } if lanes.len() > 1 => {
-            let mut order: Vec<usize> = (0..lanes.len()).collect();
-            order.sort_by_key(|&i| core::cmp::Reverse(lanes[i].blocks));
-            for group in order.chunks(GROUP) {
-                let rounds = group.iter().map(|&i| lanes[i].blocks).max().unwrap_or(0);
-                for r in 0..rounds {
-                    for &i in group {
-                        let lane = &mut lanes[i];
-                        if r < lane.blocks {
-                            step(lane, r);
-                        }
-                    }
+        Path::Comb { lanes: p } if lanes.len() > 1 => {
+            let lens: Vec<usize> = lanes.iter().map(|l| l.blocks).collect();
+            let plan = plan(&lens, p);
+            // The lanes in plan order: a window's lanes (the first `lanes` members of its
+            // group) are then one contiguous run, handed to the kernel as a slice.
+            let mut sorted: Vec<MulLane<'_>> = plan
+                .order
+                .iter()
+                .map(|&i| MulLane {
+                    key: lanes[i].g,
+                    x: lanes[i].x,
+                    io: lanes[i].io,
+                })
+                .collect();
+            for g in &plan.groups {
+                let members = &mut sorted[g.members.clone()];
+                let mut done = 0;
+                for w in plan.windows_of(g) {
+                    mul_chains(&mut members[..w.lanes], done, w.blocks);
+                    done += w.blocks;
                 }
+            }
+            for (&i, l) in plan.order.iter().zip(&mut sorted) {
+                lanes[i].x = l.x;
+                wipe(&mut l.x);
             }
         }
         _ => {
             for lane in lanes.iter_mut() {
-                for r in 0..lane.blocks {
-                    step(lane, r);
-                }
+                lane.g.mul_chain(&mut lane.x, &lane.io, 0, lane.blocks);
             }
         }
     }
 }
 
-#[inline(always)]
-fn step(lane: &mut GfLane<'_>, r: usize) {
-    let mut m = read_block(&lane.io, BLOCK * r);
-    lane.x = xor(&lane.g.mul_h(&lane.x), &m);
-    lane.io.write_block(BLOCK * r, &lane.x);
-    wipe(&mut m);
-}
-
 /// Pass C with the field hash, in place over whole blocks: `out_i = in_i ⊕ in_{i-1}·g`,
-/// `in_{-1} = iv`. The products are independent of each other.
+/// `in_{-1} = iv`. The products are independent of each other: [`GhashKey::mul_each`] keeps
+/// several in flight.
 pub(crate) fn unchain(buf: &mut [u8], g: &GhashKey, iv: &Block) {
     let (blocks, _) = buf.as_chunks_mut::<BLOCK>();
-    let mut prev = *iv;
-    for b in blocks.iter_mut() {
-        let cur = *b;
-        *b = xor(&cur, &g.mul_h(&prev));
-        prev = cur;
-    }
-    wipe(&mut prev);
+    g.mul_each(iv, blocks);
 }
