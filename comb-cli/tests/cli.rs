@@ -788,6 +788,7 @@ fn vectors_every_aead_genkat_file_passes() {
         ("aes128-poet", "aes128-poet-v2-fullaes-n16-t16.txt", 1089),
         ("aes128-poet-gf", "aes128-poet-v1-gf128-n16-t16.txt", 1089),
         ("aes128-julius", "aes128-julius-ecb-n16.txt", 1089),
+        ("aes128-cobra-r", "aes128-cobra-r-n16-t16.txt", 15),
     ] {
         vectors_pass_everywhere(alg, &format!("{AEAD_DIR}/{file}"), n, &["1", "7"]);
     }

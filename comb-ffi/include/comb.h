@@ -90,6 +90,7 @@ extern "C" {
 #define COMB_ALG_AES128_POET 17 /* "aes128-poet": POET v2, full AES-128 hash: 16-byte key, nonce and tag */
 #define COMB_ALG_AES128_POET_GF 18 /* "aes128-poet-gf": POET v1, GF(2^128) hash: 16-byte key, nonce and tag */
 #define COMB_ALG_AES128_JULIUS 19 /* "aes128-julius": Julius-ECB: 16-byte key and nonce, no tag (tag_len 0); ciphertext 16*ceil(len/16) + 16 bytes */
+#define COMB_ALG_AES128_COBRA_R 20 /* "aes128-cobra-r": COBRA-R (a documented reconstruction of COBRA): 16-byte key, nonce and tag; even block counts */
 
 /* ---- Operations ---------------------------------------------------------------------- */
 
@@ -118,8 +119,8 @@ extern "C" {
 #define COMB_ERR_INVALID_NONCE_LENGTH (-14)   /* nonce length outside comb_iv_len_range() */
 #define COMB_ERR_TAG_LENGTH_NOT_ALLOWED (-15) /* tag_len not allowed (comb_tag_len_allowed) */
 #define COMB_ERR_MESSAGE_TOO_LONG (-16)       /* len or ad_len above the algorithm's limit */
-#define COMB_ERR_INVALID_MESSAGE_LENGTH (-17) /* len not of the algorithm's shape (AES-COPA,
-                                               * Julius ciphertexts) */
+#define COMB_ERR_INVALID_MESSAGE_LENGTH (-17) /* len not of the algorithm's shape (COBRA-R,
+                                               * AES-COPA, Julius ciphertexts) */
 /* Errors of the C interface. */
 #define COMB_ERR_NULL_POINTER (-100)     /* required pointer NULL, or NULL with length > 0 */
 #define COMB_ERR_OVERLAP (-101)          /* buffers overlap (only in == out is allowed) */

@@ -90,6 +90,9 @@ pub const COMB_ALG_AES128_POET_GF: u32 = 18;
 /// `aes128-julius`: Julius-ECB: 16-byte key and nonce, no tag (tag_len 0); ciphertext
 /// 16*ceil(len/16) + 16 bytes.
 pub const COMB_ALG_AES128_JULIUS: u32 = 19;
+/// `aes128-cobra-r`: COBRA-R (a documented reconstruction of COBRA, not the published
+/// algorithm): 16-byte key, nonce and tag; messages of an even number of blocks.
+pub const COMB_ALG_AES128_COBRA_R: u32 = 20;
 
 /// Encrypt (for MACs and AEAD modes: generate the tag).
 pub const COMB_OP_ENCRYPT: u32 = 1;
@@ -141,6 +144,11 @@ const ALG_IDS: &[(u32, Algorithm, &CStr)] = &[
         COMB_ALG_AES128_JULIUS,
         Algorithm::Aes128Julius,
         c"aes128-julius",
+    ),
+    (
+        COMB_ALG_AES128_COBRA_R,
+        Algorithm::Aes128CobraR,
+        c"aes128-cobra-r",
     ),
 ];
 
@@ -203,7 +211,8 @@ pub const COMB_ERR_TAG_LENGTH_NOT_ALLOWED: c_int = -15;
 /// [`Error::MessageTooLong`]: message or associated data longer than the algorithm allows.
 pub const COMB_ERR_MESSAGE_TOO_LONG: c_int = -16;
 /// [`Error::InvalidMessageLength`]: the input length does not have the shape the algorithm
-/// needs (an AES-COPA ciphertext is 16k + 1 bytes, a Julius ciphertext 16k bytes, k >= 1).
+/// needs (COBRA-R: an even number of blocks; an AES-COPA ciphertext is 16k + 1 bytes, a
+/// Julius ciphertext 16k bytes, k >= 1).
 pub const COMB_ERR_INVALID_MESSAGE_LENGTH: c_int = -17;
 /// A required pointer is NULL, or a pointer is NULL with a non-zero length.
 pub const COMB_ERR_NULL_POINTER: c_int = -100;

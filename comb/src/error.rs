@@ -57,8 +57,8 @@ pub enum Error {
     AuthenticationFailed,
     /// Lane count (parallelism degree P) outside 1..=32.
     InvalidLaneCount { got: usize },
-    /// The message length does not have the shape the algorithm needs (AES-COPA
-    /// ciphertexts: `16k + 1` bytes, k >= 1; Julius: `16k`, k >= 1); `rule`
+    /// The message length does not have the shape the algorithm needs (COBRA-R: an even
+    /// number of blocks; AES-COPA ciphertexts: `16k + 1` bytes, k >= 1; Julius: `16k`, k >= 1); `rule`
     /// says which. Checked before any data is read.
     InvalidMessageLength { len: usize, rule: &'static str },
 }

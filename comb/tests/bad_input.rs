@@ -74,7 +74,9 @@ fn good(alg: Algorithm, op: Op) -> Good {
         .iter()
         .enumerate()
         .map(|(i, &l)| {
-            let l = if alg.needs_whole_blocks(Op::Encrypt) {
+            let l = if alg == Algorithm::Aes128CobraR {
+                l - l % 32
+            } else if alg.needs_whole_blocks(Op::Encrypt) {
                 l - l % 16
             } else {
                 l
@@ -272,6 +274,11 @@ impl Special {
     fn valid(alg: Algorithm, op: Op, len: usize) -> Special {
         let key = bytes(77, alg.key_lens()[0]);
         let iv = bytes(78, alg.iv_len());
+        let len = if alg == Algorithm::Aes128CobraR {
+            len - len % 32
+        } else {
+            len
+        };
         let msg = bytes(79, len);
         if alg.is_aead() {
             let ad = bytes(80, 21);
@@ -621,6 +628,9 @@ fn output_buffer_too_short() {
                 };
                 let input = buf[..*in_len].to_vec();
                 let needed = alg.output_len(op, input.len());
+                if needed == 0 {
+                    continue; // COBRA-R rounds 16 bytes down to an empty message
+                }
                 // Out of place: one byte short, and no output at all.
                 for got in [needed - 1, 0] {
                     let mut s = base.clone();

@@ -124,11 +124,14 @@ pub fn realistic_len(rng: &mut Rng) -> usize {
 }
 
 /// The length actually used for `alg`/`op`: rounded up to whole blocks where the mode needs
-/// them, and at least one block for PKCS#7 decryption
+/// them (to whole block pairs for COBRA-R), and at least one block for PKCS#7 decryption
 /// (whose input is a padded ciphertext). For AEAD decryption this is the *plaintext* length
 /// the ciphertext is made from ([`Algorithm::output_len`] gives the ciphertext's).
 pub fn round_len(alg: Algorithm, op: Op, len: usize) -> usize {
     let mut n = len;
+    if alg == Algorithm::Aes128CobraR {
+        n = n.div_ceil(32) * 32;
+    }
     if alg.needs_whole_blocks(op) {
         n = n.div_ceil(16) * 16;
     }

@@ -98,6 +98,7 @@ pub(crate) mod slot {
     pub(crate) const MCOE_G: usize = 4;
     pub(crate) const POET: usize = 5;
     pub(crate) const POET_GF: usize = 6;
+    pub(crate) const COBRA_R: usize = 7;
 }
 
 impl AesKey {

@@ -8,6 +8,7 @@ pub(crate) mod ccm;
 pub(crate) mod cfb;
 pub(crate) mod cloc;
 pub(crate) mod cmac;
+pub(crate) mod cobra_r;
 pub(crate) mod copa;
 pub(crate) mod ctr;
 pub(crate) mod ecb;
@@ -110,6 +111,7 @@ pub(crate) fn run(
         (Algorithm::Aes128Poet, op) => poet::run(k, jobs, results, op, path),
         (Algorithm::Aes128PoetGf, op) => poet_gf::run(k, jobs, results, op, path),
         (Algorithm::Aes128Julius, op) => julius::run(k, jobs, results, op, path),
+        (Algorithm::Aes128CobraR, op) => cobra_r::run(k, jobs, results, op, path),
     }
 }
 

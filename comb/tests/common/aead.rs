@@ -210,6 +210,12 @@ impl Batch {
         for i in 0..n {
             let x = &r[8 * i + 8..8 * i + 16];
             let len = (usize::from(x[0]) << 8 | usize::from(x[1])) % (max_len + 1);
+            // COBRA-R takes whole block pairs only.
+            let len = if alg == Algorithm::Aes128CobraR {
+                len / 32 * 32
+            } else {
+                len
+            };
             let nlen = nmin + usize::from(x[2]) % (nmax.min(nmin + 16) - nmin + 1);
             batch.key_of.push(usize::from(x[3]) % 3);
             batch.nonces.push(bytes(seed * 31 + i as u64, nlen));
