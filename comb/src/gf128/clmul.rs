@@ -52,7 +52,7 @@ impl ClmulToken {
 /// `u128::from_be_bytes(block)`, the bit-reflected field element the kernels work on.
 #[inline]
 #[target_feature(enable = "sse2,ssse3")]
-pub(super) fn bswap(v: __m128i) -> __m128i {
+pub(crate) fn bswap(v: __m128i) -> __m128i {
     let rev = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     _mm_shuffle_epi8(v, rev)
 }
@@ -326,7 +326,7 @@ pub(super) fn powers(_t: ClmulToken, k1: u128) -> [u128; 8] {
 /// `x · H` for `K_1 = k` (`kk` its Karatsuba middle operand), reduced.
 #[inline]
 #[target_feature(enable = "pclmulqdq,sse2")]
-pub(super) fn mul1<const KARA: bool>(x: __m128i, k: __m128i, kk: __m128i) -> __m128i {
+pub(crate) fn mul1<const KARA: bool>(x: __m128i, k: __m128i, kk: __m128i) -> __m128i {
     let mut w = Wide::zero();
     mul_acc::<KARA>(&mut w, x, k, kk);
     finish::<KARA>(w)
@@ -357,7 +357,7 @@ pub(super) unsafe fn store_at(p: *mut u8, v: __m128i) {
 /// `K_1` and its Karatsuba middle operand.
 #[inline]
 #[target_feature(enable = "sse2")]
-pub(super) fn k1(pow: &Powers) -> (__m128i, __m128i) {
+pub(crate) fn k1(pow: &Powers) -> (__m128i, __m128i) {
     (load_u128(&pow.desc[7]), load_u128(&pow.kk[7]))
 }
 

@@ -45,9 +45,9 @@ mod dbl;
 mod soft;
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-mod clmul;
+pub(crate) mod clmul;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-mod vclmul;
+pub(crate) mod vclmul;
 
 pub use dbl::{dbl, dbl_mulbit, dbl_sar, tpl};
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -420,6 +420,19 @@ impl GhashKey {
         let mut s = *x;
         self.update_blocks(&mut s, &[[0; BLOCK]], Aggregation::One);
         s
+    }
+
+    /// For a mode's own kernel that fuses products by `H` with other work (McOE-G's tweak
+    /// masks between AES rounds): the PCLMULQDQ token and the powers (`clmul::k1` gives the
+    /// operands of `clmul::mul1`), if this key runs on a PCLMULQDQ backend. All backends
+    /// compute the same products, so the kernel may use either multiplication variant.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    pub(crate) fn clmul_parts(&self) -> Option<(clmul::ClmulToken, &Powers)> {
+        match self.kernel {
+            Kernel::Soft => None,
+            Kernel::Clmul(t, _) => Some((t, &self.pow)),
+            Kernel::Vclmul(t, _) => Some((t.clmul(), &self.pow)),
+        }
     }
 }
 

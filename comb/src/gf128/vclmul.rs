@@ -247,7 +247,7 @@ fn reduce_clmul2(lo: __m256i, hi: __m256i) -> __m256i {
 /// middle operands.
 #[inline]
 #[target_feature(enable = "avx2,vpclmulqdq")]
-fn mul2<const KARA: bool>(x: __m256i, k: __m256i, kk: __m256i) -> __m256i {
+pub(crate) fn mul2<const KARA: bool>(x: __m256i, k: __m256i, kk: __m256i) -> __m256i {
     let z = _mm256_setzero_si256();
     let mut w = Wide2 {
         lo: z,
@@ -272,7 +272,7 @@ fn mul2<const KARA: bool>(x: __m256i, k: __m256i, kk: __m256i) -> __m256i {
 /// Per-lane byte reversal (a GCM block to a field element and back).
 #[inline]
 #[target_feature(enable = "avx2")]
-fn bswap2(v: __m256i) -> __m256i {
+pub(crate) fn bswap2(v: __m256i) -> __m256i {
     let rev = _mm256_set_epi8(
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, //
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
