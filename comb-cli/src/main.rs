@@ -38,7 +38,23 @@ enum Command {
     Ct(ct::Args),
 }
 
+/// Restores the default action of SIGPIPE (terminate quietly), which the Rust runtime sets to
+/// "ignore": otherwise `comb info | head` makes the next `println!` fail with EPIPE and panic,
+/// where a Unix tool is expected to stop without a message.
+#[cfg(target_os = "linux")]
+fn default_sigpipe() {
+    // SAFETY: `signal` with SIG_DFL installs no handler code; it runs before any thread is
+    // started, and only changes what a write to a closed pipe does to this process.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn default_sigpipe() {}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Vectors(a) => vectors::run(a),

@@ -71,8 +71,9 @@ pub struct Args {
 /// The options of `comb bench`.
 #[derive(clap::Args, Debug)]
 pub struct Options {
-    /// Algorithms: `all` or a comma list of IDs (aes-ecb, aes-cbc, aes-cbc-pkcs7, aes-ctr,
-    /// aes-cfb128, aes-ofb, aes-cmac). Default: all.
+    /// Algorithms: `all` or a comma list of IDs (`comb info` lists them: aes-ecb, aes-cbc,
+    /// aes-ctr, aes-cmac, aes-gcm, aes-ccm, aes-ocb3, aes128-otr, aes128-cloc, aes128-poet,
+    /// ...). Default: all.
     #[arg(long, value_name = "LIST")]
     pub alg: Option<String>,
     /// Operation: encrypt, decrypt or both (for CMAC: generate / verify the tag). Default:
