@@ -517,6 +517,26 @@ mod fused {
         }
     }
 
+    /// Runs `lanes` (one per state, in order; `inv`: the inverse cipher) and takes their
+    /// tweaks back into the states.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    fn advance(
+        e: &x86::Engine,
+        inv: bool,
+        lanes: &mut [x86::Lane<'_>],
+        states: &mut [State<'_>],
+        path: Path,
+    ) {
+        if inv {
+            e.drive::<true>(lanes, path);
+        } else {
+            e.drive::<false>(lanes, path);
+        }
+        for (st, l) in states.iter_mut().zip(lanes.iter()) {
+            st.u = l.u;
+        }
+    }
+
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     fn run(e: &x86::Engine, states: &mut [State<'_>], op: Op, path: Path) {
         use x86::Lane;
@@ -537,9 +557,8 @@ mod fused {
                 }
                 lanes.push(e.lane(st, IoPtrs::in_place(mine, BLOCK * n), n));
             }
-            e.drive::<false>(&mut lanes, path);
+            advance(e, false, &mut lanes, states, path);
             for (st, l) in states.iter_mut().zip(&lanes) {
-                st.u = l.u;
                 st.tau = l.io.read_from(BLOCK * (st.header_steps() - 1));
             }
         }
@@ -548,14 +567,7 @@ mod fused {
         {
             let mut lanes: Vec<Lane<'_>> =
                 states.iter().map(|st| e.lane(st, st.io, st.m)).collect();
-            if inv {
-                e.drive::<true>(&mut lanes, path);
-            } else {
-                e.drive::<false>(&mut lanes, path);
-            }
-            for (st, l) in states.iter_mut().zip(&lanes) {
-                st.u = l.u;
-            }
+            advance(e, inv, &mut lanes, states, path);
         }
 
         // Tail. Encryption: [X, τ] (split block) or [τ], forward. Decryption: [C*] inverse
@@ -590,14 +602,7 @@ mod fused {
                 let blocks = &mut mine[BLOCK * off..BLOCK * (off + n)];
                 lanes.push(e.lane(st, IoPtrs::in_place(blocks, BLOCK * n), n));
             }
-            if inv {
-                e.drive::<true>(&mut lanes, path);
-            } else {
-                e.drive::<false>(&mut lanes, path);
-            }
-            for (st, l) in states.iter_mut().zip(&lanes) {
-                st.u = l.u;
-            }
+            advance(e, inv, &mut lanes, states, path);
         }
         for (st, blocks) in states.iter_mut().zip(tail.0.as_chunks::<{ 2 * BLOCK }>().0) {
             let y: Block = blocks[..BLOCK].try_into().unwrap_or([0; BLOCK]);
@@ -629,7 +634,7 @@ mod fused {
                 let t = &mut mine[BLOCK..];
                 lanes.push(e.lane(st, IoPtrs::in_place(t, BLOCK), 1));
             }
-            e.drive::<false>(&mut lanes, path);
+            advance(e, false, &mut lanes, states, path);
             for (st, l) in states.iter_mut().zip(&lanes) {
                 st.z = l.io.read_from(0);
             }
@@ -804,10 +809,10 @@ mod fused {
         }
 
         /// The kernels' contract, checked once per call: every block they touch lies in the
-        /// lane's input and (non-null) output, and K1 is AES-128. False: nothing to do.
-        fn check(lanes: &[Lane<'_>], start: usize, count: usize) -> bool {
+        /// lane's input and (non-null) output, and K1 is AES-128. `None`: nothing to do; else whether the keys are shared.
+        fn check(lanes: &[Lane<'_>], start: usize, count: usize) -> Option<bool> {
             if count == 0 || lanes.is_empty() {
-                return false;
+                return None;
             }
             let end = start
                 .checked_add(count)
@@ -818,7 +823,12 @@ mod fused {
                 assert!(end <= l.io.len && end <= l.io.out_cap && !l.io.dst.is_null());
                 assert_eq!(l.key.rounds, ROUNDS);
             }
-            true
+            // Whether every lane has lane 0's keys (the kernels' shared-key fast path).
+            Some(
+                lanes.iter().all(|l| {
+                    core::ptr::eq(l.key, lanes[0].key) && core::ptr::eq(l.pow, lanes[0].pow)
+                }),
+            )
         }
 
         /// Advances `lanes` (2..=MAX_WIDE_LANES) by `count` body blocks from block `start`,
@@ -829,12 +839,9 @@ mod fused {
             start: usize,
             count: usize,
         ) {
-            if !check(lanes, start, count) {
+            let Some(shared) = check(lanes, start, count) else {
                 return;
-            }
-            let shared = lanes
-                .iter()
-                .all(|l| core::ptr::eq(l.key, lanes[0].key) && core::ptr::eq(l.pow, lanes[0].pow));
+            };
             macro_rules! go {
                 ($($n:literal => $pairs:literal, $odd:literal;)*) => {
                     match lanes.len() {
@@ -869,12 +876,9 @@ mod fused {
             count: usize,
             kara: bool,
         ) {
-            if !check(lanes, start, count) {
+            let Some(shared) = check(lanes, start, count) else {
                 return;
-            }
-            let shared = lanes
-                .iter()
-                .all(|l| core::ptr::eq(l.key, lanes[0].key) && core::ptr::eq(l.pow, lanes[0].pow));
+            };
             macro_rules! go {
                 ($($n:literal)*) => {
                     match lanes.len() {
@@ -1143,36 +1147,30 @@ mod tests {
             .collect();
         let mut bufs: Vec<Vec<u8>> = pts.iter().map(|p| p.to_vec()).collect();
         let mut tags = vec![[0u8; 16]; n];
-        let mut jobs: Vec<Job<'_>> = bufs
-            .iter_mut()
-            .zip(tags.iter_mut())
-            .enumerate()
-            .map(|(i, (b, t))| {
-                Job::in_place(&keys[i % keys.len()], b)
-                    .with_iv(nonces[i])
-                    .with_ad(ads[i])
-                    .with_tag(Tag::Out(t))
-            })
-            .collect();
-        let r = engine.process(Algorithm::Aes128McoeG, Op::Encrypt, &mut jobs);
-        assert!(r.iter().all(|r| r.is_ok()), "{r:?}");
-        drop(jobs);
+        // One batch call in place, `op`'s direction: tags written (encryption) or checked.
+        let run = |op: Op, bufs: &mut [Vec<u8>], tags: &mut [[u8; 16]]| {
+            let mut jobs: Vec<Job<'_>> = bufs
+                .iter_mut()
+                .zip(tags.iter_mut())
+                .enumerate()
+                .map(|(i, (b, t))| {
+                    let tag = match op {
+                        Op::Encrypt => Tag::Out(t),
+                        Op::Decrypt => Tag::In(&*t),
+                    };
+                    Job::in_place(&keys[i % keys.len()], b)
+                        .with_iv(nonces[i])
+                        .with_ad(ads[i])
+                        .with_tag(tag)
+                })
+                .collect();
+            let r = engine.process(Algorithm::Aes128McoeG, op, &mut jobs);
+            assert!(r.iter().all(|r| r.is_ok()), "{op:?}: {r:?}");
+        };
+        run(Op::Encrypt, &mut bufs, &mut tags);
         let sealed: Vec<(Vec<u8>, [u8; 16])> =
             bufs.iter().cloned().zip(tags.iter().copied()).collect();
-        let mut jobs: Vec<Job<'_>> = bufs
-            .iter_mut()
-            .zip(tags.iter())
-            .enumerate()
-            .map(|(i, (b, t))| {
-                Job::in_place(&keys[i % keys.len()], b)
-                    .with_iv(nonces[i])
-                    .with_ad(ads[i])
-                    .with_tag(Tag::In(t))
-            })
-            .collect();
-        let r = engine.process(Algorithm::Aes128McoeG, Op::Decrypt, &mut jobs);
-        assert!(r.iter().all(|r| r.is_ok()), "{r:?}");
-        drop(jobs);
+        run(Op::Decrypt, &mut bufs, &mut tags);
         for (b, p) in bufs.iter().zip(&pts) {
             assert_eq!(b.as_slice(), *p);
         }
