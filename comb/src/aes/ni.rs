@@ -394,6 +394,13 @@ fn crypt_chunk<const N: usize, const DEC: bool>(b: &mut [Block], k: &[&AesKey]) 
 /// The last block of the window is not folded (the next block may belong to a later window or
 /// not exist), which costs one xor per lane per window.
 ///
+/// `R::CHAIN_FIX1` (CLOC's `fix1`) is two more vector ops per block, off the AES unit: the
+/// fold leaves `s = c ^ k_0`, and the next whitened input `fix1(c) ^ k_0` is
+/// `(s | m) ^ (k_0 & m)` for the bit mask `m`, with `k_0 & m` a per-lane constant.
+///
+/// With `R::CHAIN_IS_DATA` there is nothing to fold: the next input is the data block
+/// (`fix1`ed or not) xor `k_0`, made while the cipher output goes to the output.
+///
 /// # Safety
 /// For every lane, `start + count <= lane.blocks` (the lane invariant then makes every access
 /// in bounds); every lane's key has the same number of rounds as `lanes[0]`'s; with `SHARED`
@@ -411,6 +418,17 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     let io: [IoPtrs<'_>; N] = core::array::from_fn(|j| lanes[j].io);
     let k0 = |j: usize| rk(&key_of::<N, SHARED>(&keys, j).enc, 0);
     let zero = _mm_setzero_si128();
+    const { assert!(!(R::CHAIN_FIX1 && R::INPUT_XORS_DATA)) };
+    const { assert!(!(R::CHAIN_IS_DATA && (R::INPUT_XORS_DATA || R::CHAIN_XORS_DATA))) };
+    let fix = _mm_cvtsi32_si128(super::lanes::FIX1_BIT);
+    // The whitening's fix1 bit, per lane (only read when a fix1 is folded).
+    let fix_k0: [__m128i; N] = core::array::from_fn(|j| {
+        if R::CHAIN_FIX1 && !R::CHAIN_IS_DATA {
+            _mm_and_si128(k0(j), fix)
+        } else {
+            zero
+        }
+    });
 
     // SAFETY (all loads/stores below): block indices are in start..start+count, within every
     // lane's `blocks`, so inside its input and (for writing rules) its output.
@@ -431,6 +449,25 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
         middle_rounds::<N, SHARED>(&mut x, &keys, rounds);
         for j in 0..N {
             let key = key_of::<N, SHARED>(&keys, j);
+            if R::CHAIN_IS_DATA {
+                let p = unsafe { load_in(&io[j], i) };
+                let y = _mm_aesenclast_si128(x[j], rk(&key.enc, rounds));
+                if R::WRITES_OUTPUT {
+                    let out = if R::OUTPUT_XORS_DATA {
+                        _mm_xor_si128(y, p)
+                    } else {
+                        y
+                    };
+                    unsafe { store_out(&io[j], i, out) };
+                }
+                let c = if R::CHAIN_FIX1 {
+                    _mm_or_si128(p, fix)
+                } else {
+                    p
+                };
+                x[j] = _mm_xor_si128(c, k0(j));
+                continue;
+            }
             let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
                 unsafe { load_in(&io[j], i) }
             } else {
@@ -450,6 +487,9 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
                 };
                 unsafe { store_out(&io[j], i, out) };
             }
+            if R::CHAIN_FIX1 {
+                x[j] = _mm_xor_si128(_mm_or_si128(x[j], fix), fix_k0[j]);
+            }
         }
     }
 
@@ -457,7 +497,7 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     middle_rounds::<N, SHARED>(&mut x, &keys, rounds);
     for j in 0..N {
         let y = _mm_aesenclast_si128(x[j], rk(&key_of::<N, SHARED>(&keys, j).enc, rounds));
-        let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
+        let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA || R::CHAIN_IS_DATA {
             unsafe { load_in(&io[j], end) }
         } else {
             zero
@@ -470,10 +510,17 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
             };
             unsafe { store_out(&io[j], end, out) };
         }
-        let c = if R::CHAIN_XORS_DATA {
+        let c = if R::CHAIN_IS_DATA {
+            p
+        } else if R::CHAIN_XORS_DATA {
             _mm_xor_si128(y, p)
         } else {
             y
+        };
+        let c = if R::CHAIN_FIX1 {
+            _mm_or_si128(c, fix)
+        } else {
+            c
         };
         store(&mut lanes[j].chain, c);
     }

@@ -12,7 +12,9 @@
 //!   bytes and `tag = E(g(T))`, first 8 bytes. The last two cipher calls depend on each other
 //!   and run as two batched calls across all jobs (`FINAL_CALLS = 2`).
 //!
-//! Scheduling, verify-then-decrypt and wiping are CLOC's (see [`super::cloc`]).
+//! Scheduling, verify-then-decrypt and wiping are CLOC's (see [`super::cloc`]): on the batch
+//! path the MAC blocks before the last run in CLOC's CBC-MAC pass, and the last block's call
+//! and the tag's are the two batched finalisation calls.
 
 use super::cloc::{run_scheme, xor, zero_pad, Scheme, PARAM};
 use crate::aes::Kernels;

@@ -219,6 +219,8 @@ mod tests {
     use crate::block::test_bytes as bytes;
     use crate::modes::cbc::CbcEncrypt as Cbc;
     use crate::modes::cfb::CfbEncrypt as Cfb;
+    use crate::modes::cloc::ClocDecrypt as Fix1Dec;
+    use crate::modes::cloc::ClocEncrypt as Fix1;
     use crate::modes::cmac::CbcMac as Mac;
     use crate::modes::ofb::Ofb;
 
@@ -286,8 +288,89 @@ mod tests {
         assert_eq!(batch, alone, "{k:?} n={n} shared={shared}");
     }
 
+    /// CLOC's CFB with fix1, both directions, through the whole executor (both paths, plans
+    /// of several lane counts, so windows of one block and of many, folded and unfolded
+    /// steps) against the definition block by block: `O_i = P_i ^ E(X_i)`, `X_1 = IV`,
+    /// `X_{i+1} = fix1(O_i)` (encryption) or `fix1(P_i)` (decryption), the final chain the
+    /// next `X`. IVs and keys are varied so that the fixed bit is both set and clear in the
+    /// IV, the data and the whitening key.
+    #[test]
+    fn fix1_chains_match_their_definition() {
+        fix1_rule_matches_definition::<Fix1>(false);
+        fix1_rule_matches_definition::<Fix1Dec>(true);
+    }
+
+    fn fix1_rule_matches_definition<R: ChainRule>(decrypt: bool) {
+        let reference = |key: &AesKey, iv: &Block, input: &[u8]| {
+            let mut x = *iv;
+            let mut out = Vec::with_capacity(input.len());
+            for p in input.chunks_exact(16) {
+                let mut y = x;
+                key.encrypt_block(&mut y);
+                let c: Vec<u8> = y.iter().zip(p).map(|(a, b)| a ^ b).collect();
+                out.extend_from_slice(&c);
+                x.copy_from_slice(if decrypt { p } else { &c });
+                x[0] |= 0x80;
+            }
+            (out, x)
+        };
+        let keys: Vec<AesKey> = (0..6)
+            .map(|i| AesKey::new(&bytes(900 + i, [16, 24, 32][i as usize % 3])).unwrap())
+            .collect();
+        let n = 19;
+        let blocks: Vec<usize> = (0..n).map(|j| (j * 5) % 13).collect();
+        let input: Vec<Vec<u8>> = (0..n)
+            .map(|j| bytes(700 + j as u64, 16 * blocks[j]))
+            .collect();
+        let ivs: Vec<Block> = (0..n)
+            .map(|j| {
+                let mut iv: Block = bytes(800 + j as u64, 16).try_into().unwrap();
+                iv[0] = if j % 2 == 0 {
+                    iv[0] | 0x80
+                } else {
+                    iv[0] & 0x7f
+                };
+                iv
+            })
+            .collect();
+        let key_of = |j: usize| &keys[j % keys.len()];
+        for b in crate::Backend::supported(&crate::CpuFeatures::detect()) {
+            let k = Kernels::new(b).unwrap();
+            for path in [
+                Path::Single,
+                Path::Comb { lanes: 1 },
+                Path::Comb { lanes: 3 },
+            ]
+            .into_iter()
+            .chain([8, 16, 32].map(|p| Path::Comb { lanes: p }))
+            {
+                let mut out: Vec<Vec<u8>> = blocks.iter().map(|&b| vec![0; 16 * b]).collect();
+                let mut lanes = Lanes(
+                    out.iter_mut()
+                        .enumerate()
+                        .map(|(j, o)| ChainLane {
+                            io: IoPtrs::copy(&input[j], o),
+                            chain: ivs[j],
+                            key: key_of(j),
+                            blocks: blocks[j],
+                        })
+                        .collect(),
+                );
+                run_chain::<R, _>(k, &mut lanes, path);
+                let chains: Vec<Block> = lanes.iter().map(|l| l.chain).collect();
+                drop(lanes);
+                for j in 0..n {
+                    let (want, chain) = reference(key_of(j), &ivs[j], &input[j]);
+                    assert_eq!(out[j], want, "{k:?} {path:?} lane {j}");
+                    assert_eq!(chains[j], chain, "{k:?} {path:?} lane {j} chain");
+                }
+            }
+        }
+    }
+
     /// Every lane count 1..=32 (odd and even, one call and split calls), shared and per-lane
-    /// keys, all key sizes, all four chain rules, on every backend this CPU runs.
+    /// keys, all key sizes, all six chain rules (CLOC's CFB with fix1, both directions), on every
+    /// backend this CPU runs.
     #[test]
     fn windows_match_single_lanes_on_every_backend() {
         for b in crate::Backend::supported(&crate::CpuFeatures::detect()) {
@@ -299,6 +382,8 @@ mod tests {
                     group_matches_single_lanes::<Cfb>(k, n, shared, klen);
                     group_matches_single_lanes::<Ofb>(k, n, shared, klen);
                     group_matches_single_lanes::<Mac>(k, n, shared, klen);
+                    group_matches_single_lanes::<Fix1>(k, n, shared, klen);
+                    group_matches_single_lanes::<Fix1Dec>(k, n, shared, klen);
                 }
             }
         }

@@ -235,7 +235,9 @@ unsafe fn next_input<R: ChainRule>(pair: &Pair<'_>, i: usize) -> __m256i {
 
 /// Advances `lanes` (`2N - 1` or `2N` of them) by `count >= 1` blocks each, from block
 /// `start`: the ymm counterpart of [`super::ni::chain_window`], with the same folding of the
-/// chaining xor and the next whitening into the last round.
+/// chaining xor and the next whitening into the last round (and of `fix1`, for rules with
+/// `CHAIN_FIX1`, into one OR and one XOR with a per-register constant), and the same
+/// treatment of `CHAIN_IS_DATA` rules.
 ///
 /// # Safety
 /// `lanes.len()` is `2N - 1` or `2N`; for every lane `start + count <= lane.blocks`; every
@@ -261,6 +263,26 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     });
     let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
     let zero = _mm256_setzero_si256();
+    const { assert!(!(R::CHAIN_FIX1 && R::INPUT_XORS_DATA)) };
+    const { assert!(!(R::CHAIN_IS_DATA && (R::INPUT_XORS_DATA || R::CHAIN_XORS_DATA))) };
+    let fix = _mm256_set_epi32(
+        0,
+        0,
+        0,
+        super::lanes::FIX1_BIT,
+        0,
+        0,
+        0,
+        super::lanes::FIX1_BIT,
+    );
+    // The whitening's fix1 bit of both lanes, per register (only read when a fix1 is folded).
+    let fix_k0: [__m256i; N] = core::array::from_fn(|r| {
+        if R::CHAIN_FIX1 && !R::CHAIN_IS_DATA {
+            _mm256_and_si256(key(r).row(0), fix)
+        } else {
+            zero
+        }
+    });
 
     // SAFETY (all loads/stores below): block indices are in start..start+count, within every
     // lane's `blocks`, so inside its input and (for writing rules) its output; the shadow
@@ -291,6 +313,26 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
         middle_rounds!(N, SHARED; &mut x, keys, rounds);
         for r in 0..N {
             let pair = &pairs[r];
+            if R::CHAIN_IS_DATA {
+                // The next input is the data block (fixed), not the cipher output.
+                let p = unsafe { pair.load(i) };
+                let y = _mm256_aesenclast_epi128(x[r], key(r).row(rounds));
+                if R::WRITES_OUTPUT {
+                    let out = if R::OUTPUT_XORS_DATA {
+                        _mm256_xor_si256(y, p)
+                    } else {
+                        y
+                    };
+                    unsafe { pair.store(i, out) };
+                }
+                let c = if R::CHAIN_FIX1 {
+                    _mm256_or_si256(p, fix)
+                } else {
+                    p
+                };
+                x[r] = _mm256_xor_si256(c, key(r).row(0));
+                continue;
+            }
             let d = unsafe { next_input::<R>(pair, i) };
             x[r] = _mm256_aesenclast_epi128(x[r], _mm256_xor_si256(key(r).row(FOLD), d));
             if R::WRITES_OUTPUT {
@@ -303,6 +345,10 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
                 };
                 unsafe { pair.store(i, out) };
             }
+            if R::CHAIN_FIX1 {
+                // x = fix1(c) ^ k_0 from x = c ^ k_0 (see the ni kernel).
+                x[r] = _mm256_xor_si256(_mm256_or_si256(x[r], fix), fix_k0[r]);
+            }
         }
     }
 
@@ -310,7 +356,7 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     middle_rounds!(N, SHARED; &mut x, keys, rounds);
     for r in 0..N {
         let y = _mm256_aesenclast_epi128(x[r], key(r).row(rounds));
-        let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
+        let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA || R::CHAIN_IS_DATA {
             unsafe { pairs[r].load(end) }
         } else {
             zero
@@ -323,10 +369,17 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
             };
             unsafe { pairs[r].store(end, out) };
         }
-        let c = if R::CHAIN_XORS_DATA {
+        let c = if R::CHAIN_IS_DATA {
+            p
+        } else if R::CHAIN_XORS_DATA {
             _mm256_xor_si256(y, p)
         } else {
             y
+        };
+        let c = if R::CHAIN_FIX1 {
+            _mm256_or_si256(c, fix)
+        } else {
+            c
         };
         let (lo, hi) = lanes[2 * r..].split_at_mut(1);
         // SAFETY: each chain is 16 writable bytes; the shadow half is not stored.
