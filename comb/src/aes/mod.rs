@@ -268,6 +268,33 @@ impl Kernels {
         }
     }
 
+    /// ECB under `outer`, then CFB decryption under `inner` over its output, in place (`io`
+    /// must be an in-place view: asserted) over the first `blocks` whole blocks of `io`: `Y_i = E_outer(x_i)`,
+    /// `out_i = Y_i ⊕ E_inner(Y_{i-1})`, `Y_{-1} = iv`. Returns the last `Y` (`iv` for no
+    /// blocks). POET's middle layer and bottom hash on encryption: on VAES both layers in one
+    /// pass, in registers; on xmm the two [`Kernels::parallel`] passes.
+    pub(crate) fn ecb_then_cfb_decrypt(
+        self,
+        outer: &AesKey,
+        inner: &AesKey,
+        io: &IoPtrs<'_>,
+        blocks: usize,
+        iv: &Block,
+    ) -> Block {
+        // In place: the xmm form's second pass reads what the first one wrote.
+        assert!(core::ptr::eq(io.src, io.dst.cast_const()));
+        match self {
+            Kernels::Vaes256(t) => vaes::ecb_then_cfb_decrypt(t, outer, inner, io, blocks, iv),
+            Kernels::Ni(t) => {
+                let zero = [0u8; crate::block::BLOCK];
+                let mut last_x = ni::parallel(t, Parallel::EcbEncrypt, outer, io, blocks, &zero);
+                crate::block::wipe(&mut last_x);
+                // CFB decryption returns its last input block: the last Y.
+                ni::parallel(t, Parallel::CfbDecrypt, inner, io, blocks, iv)
+            }
+        }
+    }
+
     /// CTR keystream xor over the whole message, partial last block included (see
     /// [`ni::ctr`]): counter blocks `ctr + i` with the whole block as a 128-bit big-endian
     /// counter (`Full128`, SP 800-38A) or only its last 32 bits (`Low32`, GCM's `inc32`). Both
@@ -280,16 +307,23 @@ impl Kernels {
     }
 
     /// Independent blocks under per-block keys: the batched initialisation/finalisation
-    /// step. At most one block per job, so a few hundred cycles per batch on any backend; the
-    /// xmm kernel serves all of them.
+    /// steps. On VAES, keys that repeat with period two (one key for the batch, or two
+    /// alternating) run on the wide ECB kernel; any other pattern, and every block on the
+    /// xmm backend, on the xmm multi-key kernel.
     pub(crate) fn encrypt_many(self, blocks: &mut [Block], keys: &[&AesKey]) {
-        ni::encrypt_many(self.ni(), blocks, keys)
+        match self {
+            Kernels::Vaes256(t) if vaes::crypt_many(t, blocks, keys, false) => {}
+            _ => ni::encrypt_many(self.ni(), blocks, keys),
+        }
     }
 
     /// The inverse cipher on independent blocks under per-block keys (as
     /// [`Kernels::encrypt_many`]).
     pub(crate) fn decrypt_many(self, blocks: &mut [Block], keys: &[&AesKey]) {
-        ni::decrypt_many(self.ni(), blocks, keys)
+        match self {
+            Kernels::Vaes256(t) if vaes::crypt_many(t, blocks, keys, true) => {}
+            _ => ni::decrypt_many(self.ni(), blocks, keys),
+        }
     }
 }
 

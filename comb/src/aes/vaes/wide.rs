@@ -24,7 +24,11 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::aes::lanes::{dispatch_parallel, dispatch_width, CBC_DEC, ECB_DEC, ECB_ENC};
+use crate::aes::lanes::{dispatch_parallel, dispatch_width, CBC_DEC, CFB_DEC, ECB_DEC, ECB_ENC};
+
+/// [`parallel_rows`]'s own mode beside the four of [`crate::aes::lanes`]: ECB, then CFB
+/// decryption of its output under a second key ([`ecb_then_cfb_decrypt`]).
+const ECB_CFB: u8 = 4;
 use crate::aes::{AesKey, CounterWidth, Parallel, RoundKeys};
 use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::VaesToken;
@@ -48,18 +52,40 @@ const STEP: usize = 2 * REGS;
 /// no copy of key material, so there is nothing of ours to wipe (LLVM may still hoist the
 /// broadcasts out of a loop and spill them, as it may spill xmm round keys: not ours to
 /// control).
+///
+/// `PAIRED`: the halves have different schedules (`lo` for the low half, `hi` for the high
+/// one), for [`crypt_many`]'s independent blocks whose keys alternate: each row is then one
+/// load and one insert from the two keys, still no copy of key material.
 #[derive(Clone, Copy)]
-struct WideKeys<'k>(&'k RoundKeys);
+struct WideKeys<'k, const PAIRED: bool = false> {
+    lo: &'k RoundKeys,
+    hi: &'k RoundKeys,
+}
 
-impl WideKeys<'_> {
+impl<'k> WideKeys<'k> {
+    /// Both halves under one schedule.
+    fn one(k: &'k RoundKeys) -> Self {
+        WideKeys { lo: k, hi: k }
+    }
+}
+
+impl<const PAIRED: bool> WideKeys<'_, PAIRED> {
     /// Row `r` (`r < 15`). `RoundKeys` is `align(16)` with 16-byte rows, so every row is
     /// 16-byte aligned.
     #[inline]
     #[target_feature(enable = "avx,avx2")]
     fn row(self, r: usize) -> __m256i {
-        let src = &self.0 .0[r];
-        // SAFETY: `src` is 16 readable, 16-byte-aligned bytes (see above).
-        _mm256_broadcastsi128_si256(unsafe { _mm_load_si128(src.as_ptr().cast()) })
+        let lo = &self.lo.0[r];
+        // SAFETY: `lo` is 16 readable, 16-byte-aligned bytes (see above).
+        let lo = unsafe { _mm_load_si128(lo.as_ptr().cast()) };
+        if PAIRED {
+            let hi = &self.hi.0[r];
+            // SAFETY: as for `lo`.
+            let hi = unsafe { _mm_load_si128(hi.as_ptr().cast()) };
+            _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
+        } else {
+            _mm256_broadcastsi128_si256(lo)
+        }
     }
 }
 
@@ -73,7 +99,7 @@ impl WideKeys<'_> {
 macro_rules! aes_regs {
     ($x:expr, $keys:expr, $rounds:expr, $round:ident, $last:ident) => {{
         let x = $x; // &mut [__m256i; N]
-        let k: WideKeys<'_> = $keys;
+        let k = $keys; // WideKeys
         let rounds: usize = $rounds;
         let k0 = k.row(0);
         for xj in x.iter_mut() {
@@ -154,7 +180,8 @@ pub(crate) fn parallel(
     unsafe { dispatch_parallel!(mode, parallel_vaes(key, io, blocks, iv)) }
 }
 
-/// `parallel_step!(N, MODE; keys, rounds, io, i, odd, prev)`: one step of a parallel mode on
+/// `parallel_step!(N, MODE; keys, rounds, (inner, inner_rounds), io, i, odd, prev)`: one step
+/// of a parallel mode (`inner`: the second layer's keys, read by `ECB_CFB` only) on
 /// the `2N` (`2N - 1` if `odd`) consecutive blocks from block `i`. Register `j` holds blocks
 /// `i + 2j` (low half) and `i + 2j + 1` (high half; with `odd`, the last register holds its
 /// one block in both halves). `prev` has the input block before block `i` in its high half;
@@ -174,10 +201,11 @@ pub(crate) fn parallel(
 /// step was not inlined into the main loop of two of the four modes (a call per step, `prev`
 /// returned through memory).
 macro_rules! parallel_step {
-    ($n:expr, $mode:ident; $keys:expr, $rounds:expr, $io:expr, $i:expr, $odd:expr, $prev:expr) => {{
+    ($n:expr, $mode:ident; $keys:expr, $rounds:expr, $inner:expr, $io:expr, $i:expr, $odd:expr, $prev:expr) => {{
         const N: usize = $n;
-        let keys: WideKeys<'_> = $keys;
+        let keys = $keys; // WideKeys
         let rounds: usize = $rounds;
+        let (inner, inner_rounds): (WideKeys<'_>, usize) = $inner;
         let io: &IoPtrs<'_> = $io;
         let i: usize = $i;
         let odd: bool = $odd;
@@ -228,8 +256,8 @@ macro_rules! parallel_step {
                     *xj = _mm256_xor_si256(*xj, before(j));
                 }
             }
-            _ => {
-                // CFB_DEC: out_j = E(c_{j-1}) ^ c_j.
+            CFB_DEC => {
+                // out_j = E(c_{j-1}) ^ c_j.
                 for (j, xj) in x.iter_mut().enumerate() {
                     *xj = before(j);
                 }
@@ -242,6 +270,33 @@ macro_rules! parallel_step {
                 );
                 for (xj, cj) in x.iter_mut().zip(&c) {
                     *xj = _mm256_xor_si256(*xj, *cj);
+                }
+            }
+            _ => {
+                // ECB_CFB: Y_j = E(c_j), then CFB decryption of the Ys under `inner`:
+                // out_j = E_inner(Y_{j-1}) ^ Y_j, `prev` holding the Y before the step. The
+                // step's value is then its last Y, the chaining value of the second layer.
+                aes_regs!(
+                    &mut x,
+                    keys,
+                    rounds,
+                    _mm256_aesenc_epi128,
+                    _mm256_aesenclast_epi128
+                );
+                c = x;
+                let mut z: [__m256i; N] = core::array::from_fn(|j| {
+                    let p = if j == 0 { prev } else { c[j - 1] };
+                    _mm256_permute2x128_si256::<0x21>(p, c[j])
+                });
+                aes_regs!(
+                    &mut z,
+                    inner,
+                    inner_rounds,
+                    _mm256_aesenc_epi128,
+                    _mm256_aesenclast_epi128
+                );
+                for (xj, zj) in x.iter_mut().zip(&z) {
+                    *xj = _mm256_xor_si256(*xj, *zj);
                 }
             }
         }
@@ -269,9 +324,42 @@ unsafe fn parallel_vaes<const MODE: u8>(
     blocks: usize,
     iv: &Block,
 ) -> Block {
-    let rounds = key.rounds.min(14);
     let decrypts = MODE == ECB_DEC || MODE == CBC_DEC;
-    let keys = WideKeys(if decrypts { &key.dec } else { &key.enc });
+    let keys = WideKeys::one(if decrypts { &key.dec } else { &key.enc });
+    // SAFETY: the caller's guarantees, passed on.
+    // (`inner` is used by ECB_CFB only.)
+    unsafe {
+        parallel_rows::<MODE, false>(
+            keys,
+            key.rounds,
+            (WideKeys::one(&key.enc), 0),
+            io,
+            blocks,
+            iv,
+        )
+    }
+}
+
+/// [`parallel_vaes`] with the round-key rows given: one schedule, or (`PAIRED`) a schedule
+/// per half, which only ECB can use (the chaining modes' blocks cross halves); `inner` is the
+/// second layer's schedule and rounds for `ECB_CFB` (ignored by the other modes).
+///
+/// # Safety
+/// As for [`parallel_vaes`]; `keys` is the schedule `MODE` needs (decryption for ECB/CBC
+/// decryption).
+#[inline]
+#[target_feature(enable = "avx,avx2,vaes,aes")]
+unsafe fn parallel_rows<const MODE: u8, const PAIRED: bool>(
+    keys: WideKeys<'_, PAIRED>,
+    rounds: usize,
+    inner: (WideKeys<'_>, usize),
+    io: &IoPtrs<'_>,
+    blocks: usize,
+    iv: &Block,
+) -> Block {
+    debug_assert!(!PAIRED || MODE == ECB_ENC || MODE == ECB_DEC);
+    debug_assert!(MODE <= ECB_CFB);
+    let rounds = rounds.min(14);
     // The previous input block lives in the high half (see [`parallel_step!`]).
     // SAFETY: `iv` is a reference to 16 readable bytes.
     let mut prev = _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(iv.as_ptr().cast()) });
@@ -279,7 +367,7 @@ unsafe fn parallel_vaes<const MODE: u8>(
     // Bounds of every step: it touches blocks i..i + 2N (- 1 if odd), all below `blocks`,
     // which the caller checked against input and output.
     while i + STEP <= blocks {
-        prev = parallel_step!(REGS, MODE; keys, rounds, io, i, false, prev);
+        prev = parallel_step!(REGS, MODE; keys, rounds, inner, io, i, false, prev);
         i += STEP;
     }
     let rest = blocks - i; // 0..=15
@@ -288,8 +376,8 @@ unsafe fn parallel_vaes<const MODE: u8>(
         ($($n:literal)*) => {
             match rest.div_ceil(2) {
                 0 => prev,
-                $($n => parallel_step!($n, MODE; keys, rounds, io, i, odd, prev),)*
-                _ => parallel_step!(8, MODE; keys, rounds, io, i, odd, prev),
+                $($n => parallel_step!($n, MODE; keys, rounds, inner, io, i, odd, prev),)*
+                _ => parallel_step!(8, MODE; keys, rounds, inner, io, i, odd, prev),
             }
         };
     }
@@ -303,6 +391,92 @@ unsafe fn parallel_vaes<const MODE: u8>(
         )
     };
     last
+}
+
+/// ECB under `outer` then CFB decryption under `inner` over the result, in place over the
+/// first `blocks` whole blocks of `io`: `Y_i = E_outer(x_i)`, `out_i = Y_i ⊕ E_inner(Y_{i-1})`,
+/// `Y_{-1} = iv`; returns the last `Y` (`iv` when `blocks == 0`). The same bytes as
+/// [`parallel`] with `EcbEncrypt` then with `CfbDecrypt`, in one pass: both layers of a step
+/// run in registers (POET's middle layer and its bottom hash on encryption).
+pub(crate) fn ecb_then_cfb_decrypt(
+    _t: VaesToken,
+    outer: &AesKey,
+    inner: &AesKey,
+    io: &IoPtrs<'_>,
+    blocks: usize,
+    iv: &Block,
+) -> Block {
+    assert!(BLOCK * blocks <= io.len && BLOCK * blocks <= io.out_cap && !io.dst.is_null());
+    let second = (WideKeys::one(&inner.enc), inner.rounds.min(14));
+    // SAFETY: the token proves AVX2, VAES and AES-NI; the assertion gives the kernel's bounds;
+    // both layers encrypt, with the encryption schedules.
+    unsafe {
+        parallel_rows::<ECB_CFB, false>(
+            WideKeys::one(&outer.enc),
+            outer.rounds,
+            second,
+            io,
+            blocks,
+            iv,
+        )
+    }
+}
+
+/// Independent blocks under per-block keys (`dec`: the inverse cipher), the batched
+/// initialisation and finalisation steps of the modes, when the keys repeat with period two:
+/// `keys[i]` is `keys[0]` for even `i` and `keys[1]` for odd `i` (one key for the whole
+/// batch, or two alternating, as in POET's tail calls), all of one size. Then block pairs
+/// `2j, 2j + 1` are one register with the pair's schedules in its halves, and the blocks run
+/// through the wide ECB kernel: 16 per step against the xmm multi-key kernel's 8, no per-block
+/// key gathering. Returns `false`, having done nothing, for any other key pattern (the xmm
+/// kernel then takes the call).
+pub(crate) fn crypt_many(_t: VaesToken, blocks: &mut [Block], keys: &[&AesKey], dec: bool) -> bool {
+    assert_eq!(blocks.len(), keys.len());
+    let Some(&a) = keys.first() else {
+        return true;
+    };
+    let b = keys.get(1).copied().unwrap_or(a);
+    let periodic = a.rounds == b.rounds
+        && keys
+            .iter()
+            .enumerate()
+            .all(|(i, k)| core::ptr::eq(*k, if i % 2 == 0 { a } else { b }));
+    if !periodic {
+        return false;
+    }
+    let n = blocks.len();
+    let io = IoPtrs::in_place(blocks.as_flattened_mut(), BLOCK * n);
+    let zero = [0u8; BLOCK];
+    let (sa, sb) = if dec {
+        (&a.dec, &b.dec)
+    } else {
+        (&a.enc, &b.enc)
+    };
+    // The ECB kernel in `$mode` with rows `$keys` (`$paired`: a schedule per half).
+    macro_rules! ecb {
+        ($mode:ident, $paired:literal, $keys:expr) => {
+            // SAFETY: the token proves AVX2, VAES and AES-NI; `io` covers exactly the `n`
+            // blocks, in place, readable and writable; the schedules match the direction.
+            unsafe {
+                parallel_rows::<$mode, $paired>(
+                    $keys,
+                    a.rounds,
+                    (WideKeys::one(sa), 0),
+                    &io,
+                    n,
+                    &zero,
+                )
+            }
+        };
+    }
+    let pair = WideKeys::<true> { lo: sa, hi: sb };
+    match (dec, core::ptr::eq(a, b)) {
+        (false, true) => ecb!(ECB_ENC, false, WideKeys::one(sa)),
+        (true, true) => ecb!(ECB_DEC, false, WideKeys::one(sa)),
+        (false, false) => ecb!(ECB_ENC, true, pair),
+        (true, false) => ecb!(ECB_DEC, true, pair),
+    };
+    true
 }
 
 // ---------------------------------------------------------------------------------------
@@ -387,7 +561,7 @@ macro_rules! ctr_step {
 #[target_feature(enable = "avx,avx2,vaes,aes")]
 unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     let rounds = key.rounds.min(14);
-    let keys = WideKeys(&key.enc);
+    let keys = WideKeys::one(&key.enc);
     let c0 = u128::from_be_bytes(*ctr);
     // Byte reversal within each half turns the little-endian u128 lanes into big-endian
     // counter blocks.
@@ -507,6 +681,89 @@ mod tests {
 
     fn block_counts() -> impl Iterator<Item = usize> {
         (0..=40).chain([47, 48, 49, 100, 257])
+    }
+
+    /// `ecb_then_cfb_decrypt`: the bytes of the xmm ECB pass then the xmm CFB-decryption
+    /// pass, and their last `Y`, at every count and key size; nothing past the blocks written.
+    #[test]
+    fn ecb_then_cfb_matches_two_ni_passes() {
+        let Some(t) = VaesToken::get() else { return };
+        let Some(nt) = crate::cpu::NiToken::get() else {
+            return;
+        };
+        for (ki, klen) in [16usize, 24, 32].into_iter().enumerate() {
+            let outer = AesKey::new(&bytes(70 + ki as u64, klen)).unwrap();
+            let inner = AesKey::new(&bytes(80 + ki as u64, 48 - klen)).unwrap();
+            for n in block_counts() {
+                let input = bytes(n as u64 + 300, BLOCK * (n + 1));
+                let iv: Block = bytes(n as u64 + 400, BLOCK).try_into().unwrap();
+                let mut got = input.clone();
+                let got_y = {
+                    let io = IoPtrs::in_place(&mut got, BLOCK * n);
+                    ecb_then_cfb_decrypt(t, &outer, &inner, &io, n, &iv)
+                };
+                let mut want = input.clone();
+                let want_y = {
+                    let io = IoPtrs::in_place(&mut want, BLOCK * n);
+                    ni::parallel(nt, Parallel::EcbEncrypt, &outer, &io, n, &[0; BLOCK]);
+                    ni::parallel(nt, Parallel::CfbDecrypt, &inner, &io, n, &iv)
+                };
+                assert_eq!(got, want, "key {klen}, {n} blocks");
+                assert_eq!(got_y, want_y, "key {klen}, {n} blocks: last Y");
+            }
+        }
+    }
+
+    /// `crypt_many`: for keys with period two (one key, two alternating, of each size) it
+    /// takes the call and gives the one-block cipher's results in both directions, at every
+    /// count; for other patterns (three keys, a period broken at the end, mixed sizes) it
+    /// declines and leaves the blocks untouched.
+    #[test]
+    fn crypt_many_matches_block_cipher_or_declines() {
+        let Some(t) = VaesToken::get() else { return };
+        let keys: Vec<AesKey> = [16usize, 16, 24, 24, 32, 32, 16]
+            .iter()
+            .enumerate()
+            .map(|(i, &l)| AesKey::new(&bytes(50 + i as u64, l)).unwrap())
+            .collect();
+        for (a, b) in [(0, 0), (0, 1), (2, 3), (4, 5), (5, 5)] {
+            for n in block_counts() {
+                let ks: Vec<&AesKey> = (0..n)
+                    .map(|i| &keys[if i % 2 == 0 { a } else { b }])
+                    .collect();
+                let input: Vec<Block> = bytes(n as u64 + 7, BLOCK * n)
+                    .as_chunks::<BLOCK>()
+                    .0
+                    .to_vec();
+                for dec in [false, true] {
+                    let mut got = input.clone();
+                    assert!(crypt_many(t, &mut got, &ks, dec));
+                    for (i, (g, x)) in got.iter().zip(&input).enumerate() {
+                        let mut want = *x;
+                        if dec {
+                            ks[i].decrypt_block(&mut want);
+                        } else {
+                            ks[i].encrypt_block(&mut want);
+                        }
+                        assert_eq!(*g, want, "keys ({a}, {b}), n {n}, block {i}, dec {dec}");
+                    }
+                }
+            }
+        }
+        // Patterns it must leave to the xmm kernel.
+        let n = 9;
+        let input: Vec<Block> = bytes(3, BLOCK * n).as_chunks::<BLOCK>().0.to_vec();
+        let three: Vec<&AesKey> = (0..n).map(|i| &keys[i % 3]).collect();
+        let mut broken: Vec<&AesKey> = (0..n).map(|i| &keys[i % 2]).collect();
+        broken[n - 1] = &keys[6]; // the period broken by the last block
+        let sizes: Vec<&AesKey> = (0..n)
+            .map(|i| &keys[if i % 2 == 0 { 0 } else { 2 }])
+            .collect();
+        for ks in [three, broken, sizes] {
+            let mut got = input.clone();
+            assert!(!crypt_many(t, &mut got, &ks, false));
+            assert_eq!(got, input);
+        }
     }
 
     /// Every parallel mode, key size and block count: the ymm kernel writes exactly what the
