@@ -491,6 +491,7 @@ mod kernels {
         low_bytes, pad, Edge, Kind, Lane, AD, AD_FRAMES, AD_PAD, DEC_FRAMES, ENC_FRAMES, FINAL,
         HEAD, INIT, INIT_ONLY, ROUNDS, TAIL,
     };
+    use crate::aes::lanes::dispatch_pairs;
     use crate::aes::{ni, Kernels, RoundKeys};
     use crate::cpu::{NiToken, VaesToken};
 
@@ -754,29 +755,10 @@ mod kernels {
         let Some(shared) = check::<K>(lanes, start, count) else {
             return;
         };
-        macro_rules! go {
-            ($($n:literal => $pairs:literal, $odd:literal;)*) => {
-                match lanes.len() {
-                    // SAFETY: the token proves VAES, AVX2 and the xmm instructions; the slice
-                    // holds exactly the kernel's lane count; the word ranges and the key
-                    // size were checked above, `shared` on these lanes.
-                    $($n => unsafe {
-                        if shared {
-                            frames_ymm::<$pairs, $odd, true, K>(lanes, start, count)
-                        } else {
-                            frames_ymm::<$pairs, $odd, false, K>(lanes, start, count)
-                        }
-                    },)*
-                    _ => unreachable!("2..=MAX_YMM lanes"),
-                }
-            };
-        }
-        go!(
-            2 => 1, false; 3 => 2, true; 4 => 2, false; 5 => 3, true; 6 => 3, false;
-            7 => 4, true; 8 => 4, false; 9 => 5, true; 10 => 5, false;
-            11 => 6, true; 12 => 6, false; 13 => 7, true; 14 => 7, false; 15 => 8, true;
-            16 => 8, false;
-        );
+        // SAFETY: the token proves VAES, AVX2 and the xmm instructions; `dispatch_pairs!`
+        // picks the kernel for exactly this lane count (2..=MAX_YMM); the word ranges and the
+        // key size were checked above, `shared` on these lanes.
+        unsafe { dispatch_pairs!(lanes.len(), shared, frames_ymm::<K>(lanes, start, count)) }
     }
 
     /// Input word `i` of a run (`K`: the AD or the message) as the low 64 bits.

@@ -649,6 +649,7 @@ mod fused {
         use core::arch::x86_64::*;
 
         use super::State;
+        use crate::aes::lanes::dispatch_pairs;
         use crate::aes::{ni, AesKey, Kernels, RoundKeys};
         use crate::block::{wipe, Block, IoPtrs, BLOCK};
         use crate::cpu::{NiToken, VaesToken};
@@ -842,29 +843,11 @@ mod fused {
             let Some(shared) = check(lanes, start, count) else {
                 return;
             };
-            macro_rules! go {
-                ($($n:literal => $pairs:literal, $odd:literal;)*) => {
-                    match lanes.len() {
-                        // SAFETY: the tokens prove VAES, AVX2, VPCLMULQDQ and the xmm
-                        // instructions; the slice holds exactly the kernel's lane count; the
-                        // ranges and key size were checked above.
-                        $($n => unsafe {
-                            if shared {
-                                kernel_wide::<$pairs, $odd, true, INV>(lanes, start, count)
-                            } else {
-                                kernel_wide::<$pairs, $odd, false, INV>(lanes, start, count)
-                            }
-                        },)*
-                        _ => unreachable!("2..=MAX_WIDE_LANES lanes"),
-                    }
-                };
-            }
-            go!(
-                2 => 1, false; 3 => 2, true; 4 => 2, false; 5 => 3, true; 6 => 3, false;
-                7 => 4, true; 8 => 4, false; 9 => 5, true; 10 => 5, false;
-                11 => 6, true; 12 => 6, false; 13 => 7, true; 14 => 7, false; 15 => 8, true;
-                16 => 8, false;
-            );
+            // SAFETY: the tokens prove VAES, AVX2, VPCLMULQDQ and the xmm instructions;
+            // `dispatch_pairs!` picks the kernel for exactly this lane count
+            // (2..=MAX_WIDE_LANES); the ranges and key size were checked above, `shared` on
+            // these lanes.
+            unsafe { dispatch_pairs!(lanes.len(), shared, kernel_wide::<INV>(lanes, start, count)) }
         }
 
         /// Advances `lanes` (1..=MAX_LANES) by `count` body blocks from block `start`;
