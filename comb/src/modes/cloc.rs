@@ -69,7 +69,7 @@
 use core::marker::PhantomData;
 
 use crate::aes::{AesKey, ChainLane, ChainRule, Kernels, Lanes};
-use crate::block::{tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{merge, tag_matches, wipe, Block, IoPtrs, BLOCK};
 use crate::modes::cmac::CbcMac;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, HasLane, Path};
@@ -272,17 +272,6 @@ fn block_at<'a>(io: &IoPtrs<'a>, off: usize) -> Block {
     view.read_from(0)
 }
 
-/// The first `n` bytes of `b`, the rest zero (`n <= 16`).
-#[inline(always)]
-fn truncate(b: &Block, n: usize) -> Block {
-    let mask = if n >= BLOCK {
-        u128::MAX
-    } else {
-        (1u128 << (8 * n)) - 1
-    };
-    (u128::from_le_bytes(*b) & mask).to_le_bytes()
-}
-
 /// One message's state through all phases.
 pub(crate) struct Lane<'k> {
     key: &'k AesKey,
@@ -465,7 +454,7 @@ fn process_single<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], l: &mut Lane<'_>
         Op::Encrypt => {
             let off = BLOCK * (l.blocks - 1);
             let len = l.io.len - off;
-            let c = truncate(&xor(&l.es, &l.io.read_from(off)), len);
+            let c = merge(&xor(&l.es, &l.io.read_from(off)), &[0; BLOCK], len);
             if len == BLOCK {
                 l.io.write_block(off, &c);
             } else {

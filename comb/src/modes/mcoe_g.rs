@@ -41,7 +41,9 @@
 //! [`Error::AuthenticationFailed`].
 
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{
+    merge, shift_to_back, shift_to_front, splice, tag_matches, wipe, Block, IoPtrs, BLOCK,
+};
 use crate::gf128::{GhashBackend, GhashKey, MulVariant};
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
@@ -182,11 +184,11 @@ impl<'a> State<'a> {
         let keys: &'a McoeKeys = job.lane.key.derived::<McoeKeys>();
         let io = job.lane.io;
         let ad: &'a [u8] = job.ad;
-        let mut tag_in = [0u8; BLOCK];
-        if let TagIo::In(t) = &job.tag {
-            let n = t.len().min(BLOCK);
-            tag_in[..n].copy_from_slice(&t[..n]);
-        }
+        // Validation admits 16-byte tags only.
+        let tag_in = match &job.tag {
+            TagIo::In(t) => t.first_chunk::<BLOCK>().copied().unwrap_or([0; BLOCK]),
+            _ => [0; BLOCK],
+        };
         State {
             io,
             keys,
@@ -261,14 +263,12 @@ impl<'a> State<'a> {
                 // The r input bytes, then (encryption) the first 16 - r bytes of τ masked
                 // with the length block, or (decryption) the first 16 - r tag bytes: C*.
                 let r = self.r;
-                let mut x = self.io.read_from(BLOCK * self.m);
+                let head = self.io.read_from(BLOCK * self.m);
                 if INV {
-                    x[r..].copy_from_slice(&self.tag_in[..BLOCK - r]);
+                    splice(&head, r, &self.tag_in)
                 } else {
-                    x[r..].copy_from_slice(&self.tau[..BLOCK - r]);
-                    x = xor(&x, &self.keys.len_mask[r]);
+                    xor(&splice(&head, r, &self.tau), &self.keys.len_mask[r])
                 }
-                x
             }
         };
         xor(&self.x, &self.h)
@@ -435,24 +435,31 @@ fn finish(st: &State<'_>, job: &mut Prepared<'_>) -> JobResult {
     let r = st.r;
     let len = st.io.len;
     // The full 16-byte tag: Z, or C*[r..] ‖ Z[..r] with a split block.
-    let mut full = *t;
-    if r > 0 {
-        full[..BLOCK - r].copy_from_slice(&st.last[r..]);
-        full[BLOCK - r..].copy_from_slice(&t[..r]);
-    }
+    let mut full = if r > 0 {
+        merge(
+            &shift_to_front(&st.last, r),
+            &shift_to_back(t, BLOCK - r),
+            BLOCK - r,
+        )
+    } else {
+        *t
+    };
     let res = match &mut job.tag {
         TagIo::Out(out) => {
-            let n = out.len().min(BLOCK);
-            out[..n].copy_from_slice(&full[..n]);
+            // Validation admits 16-byte tags only: one block store.
+            if let Some(o) = out.first_chunk_mut::<BLOCK>() {
+                *o = full;
+            }
             Ok(len)
         }
         TagIo::In(_) => {
             // With a split block the first 16 - r bytes are the check X[r..] = τ[..16-r];
             // the received tag's last r bytes are Z[..r].
-            let mut expected = st.tag_in;
-            if r > 0 {
-                expected[..BLOCK - r].copy_from_slice(&st.tau[..BLOCK - r]);
-            }
+            let mut expected = if r > 0 {
+                merge(&st.tau, &st.tag_in, BLOCK - r)
+            } else {
+                st.tag_in
+            };
             let ok = tag_matches(&full, &expected);
             wipe(&mut expected);
             if ok {
@@ -483,7 +490,7 @@ fn finish(st: &State<'_>, job: &mut Prepared<'_>) -> JobResult {
 mod fused {
     use super::{xor, State};
     use crate::aes::Kernels;
-    use crate::block::{wipe, Block, IoPtrs, BLOCK};
+    use crate::block::{splice, wipe, Block, IoPtrs, BLOCK};
     use crate::sched::exec::Path;
     use crate::Op;
 
@@ -581,13 +588,12 @@ mod fused {
                 rest = more;
                 let (x, t) = mine.split_at_mut(BLOCK);
                 let r = st.r;
-                let mut head = st.io.read_from(BLOCK * st.m);
-                if inv {
-                    head[r..].copy_from_slice(&st.tag_in[..BLOCK - r]);
+                let head = st.io.read_from(BLOCK * st.m);
+                let mut head = if inv {
+                    splice(&head, r, &st.tag_in)
                 } else {
-                    head[r..].copy_from_slice(&st.tau[..BLOCK - r]);
-                    head = xor(&head, &st.keys.len_mask[r]);
-                }
+                    xor(&splice(&head, r, &st.tau), &st.keys.len_mask[r])
+                };
                 x.copy_from_slice(&head);
                 t.copy_from_slice(&st.tau);
                 wipe(&mut head);

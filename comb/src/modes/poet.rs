@@ -65,7 +65,7 @@
 //! Secrets (`τ`, `s`, chain values, the last block's intermediate values) are wiped.
 
 use crate::aes::{slot, AesKey, ChainLane, Derived, Kernels, Lanes, Parallel};
-use crate::block::{tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{splice, tag_matches, wipe, Block, IoPtrs, BLOCK};
 use crate::gf128::GhashKey;
 use crate::modes::cfb::CfbEncrypt;
 use crate::modes::poet_gf::{self, GfHash, GfLane};
@@ -208,24 +208,6 @@ pub(crate) fn header_block(ad: &[u8], nonce: &[u8], off: usize, n: usize) -> Blo
         b[from_ad..n].copy_from_slice(&nonce[at..at + (n - from_ad)]);
     }
     b
-}
-
-/// `head[..l] ‖ tail[..16 - l]`: the tag-splitting block (l <= 16).
-///
-/// In 128-bit integer arithmetic rather than a byte copy into `head`: the copy's narrow
-/// stores followed by the 16-byte load of the next xor stalled store forwarding (measured:
-/// the most expensive instruction of the whole POET batch path).
-fn splice(head: &Block, l: usize, tail: &[u8]) -> Block {
-    let t: Block = tail.first_chunk::<BLOCK>().copied().unwrap_or_else(|| {
-        let mut b = [0u8; BLOCK];
-        b[..BLOCK - l].copy_from_slice(&tail[..BLOCK - l]);
-        b
-    });
-    // Byte 0 most significant: `head`'s first l bytes, then `tail` moved l bytes on.
-    let shift = 8 * l as u32;
-    let keep = u128::MAX.checked_shr(shift).map_or(u128::MAX, |m| !m);
-    let moved = u128::from_be_bytes(t).checked_shr(shift).unwrap_or(0);
-    ((u128::from_be_bytes(*head) & keep) | moved).to_be_bytes()
 }
 
 /// Blocks of a message before its last one, and the last one's length (0 only when empty).
@@ -889,22 +871,6 @@ mod tests {
                 want[..n].copy_from_slice(&all[off..off + n]);
                 assert_eq!(header_block(&ad, &nonce, off, n), want, "off {off} n {n}");
             }
-        }
-    }
-
-    #[test]
-    fn splice_joins_head_and_tail_at_every_length() {
-        let head: Block = core::array::from_fn(|i| i as u8);
-        let tail: Block = core::array::from_fn(|i| 0xa0 + i as u8);
-        for l in 0..=BLOCK {
-            let mut want = head;
-            want[l..].copy_from_slice(&tail[..BLOCK - l]);
-            assert_eq!(splice(&head, l, &tail), want, "l = {l}");
-            assert_eq!(
-                splice(&head, l, &tail[..BLOCK - l]),
-                want,
-                "short tail, l = {l}"
-            );
         }
     }
 
