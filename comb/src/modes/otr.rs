@@ -56,7 +56,7 @@ use core::arch::x86_64::*;
 
 use crate::aes::ni::{load as ld, store as st};
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{merge, tag_matches, wipe, Block, IoPtrs, BLOCK};
 use crate::cpu::{NiToken, VaesToken};
 use crate::gf128::dbl_xmm_sar;
 use crate::modes::{Prepared, TagIo};
@@ -120,24 +120,19 @@ fn mul7(v: u128) -> u128 {
 }
 
 /// `ozp`: the first `n` (0..=16) bytes of `b` (already zero beyond `n`), 10*-padded when
-/// `n < 16`. `n` is a length: public.
+/// `n < 16`. `n` is a length: public. In register arithmetic (a byte store into a block
+/// read back as 16 bytes stalls store forwarding).
 #[inline]
 fn ozp(b: &Block, n: usize) -> u128 {
-    let mut p = *b;
-    if n < BLOCK {
-        p[n] = 0x80;
-    }
-    let v = int(&p);
-    wipe(&mut p);
-    v
+    // Little-endian: byte `n` is bits 8n..8n+8 (none for n = 16).
+    let pad = 0x80u128.checked_shl(8 * n as u32).unwrap_or(0);
+    (u128::from_le_bytes(*b) | pad).swap_bytes()
 }
 
 /// `b` with the bytes from `n` (0..=16) on cleared.
 #[inline]
 fn keep(b: &Block, n: usize) -> Block {
-    let mut p = *b;
-    p[n.min(BLOCK)..].fill(0);
-    p
+    merge(b, &[0; BLOCK], n.min(BLOCK))
 }
 
 /// `Format(τ, N)`: `[τ mod 128]_7 ‖ 0* ‖ 1 ‖ N`, τ = `tag_len` bytes in bits.
