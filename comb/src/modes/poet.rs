@@ -298,7 +298,8 @@ pub(crate) fn run_poet<const GF: bool>(
         Op::Encrypt => (Side::Top, Side::Bot),
         Op::Decrypt => (Side::Bot, Side::Top),
     };
-    let fused = whole_blocks_fused::<GF>(k, jobs, &keys, &mut sts, op, path);
+    let sides = (chain_side, other_side);
+    let fused = whole_blocks_fused::<GF>(k, jobs, &keys, &mut sts, op, sides, path);
     if !fused {
         pass_chain::<GF>(k, jobs, &keys, &mut sts, chain_side, path);
     }
@@ -965,7 +966,8 @@ mod fused {
 }
 
 /// Passes A and B (decryption) or A, B and C (encryption) of v2 for one message at a time in
-/// the fused xmm kernel (`ca`, `cb` as the separate passes leave them): on the single path
+/// the fused xmm kernel, `sides` = (chain side, other side) of `op` (`ca`, `cb` as the
+/// separate passes leave them): on the single path
 /// and for a batch of one. `false`, with nothing done, where the separate passes run
 /// instead (batches, v1, other architectures).
 fn whole_blocks_fused<const GF: bool>(
@@ -974,14 +976,11 @@ fn whole_blocks_fused<const GF: bool>(
     keys: &[&PoetKeys<GF>],
     sts: &mut [St],
     op: Op,
+    (chain_side, other_side): (Side, Side),
     path: Path,
 ) -> bool {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     if !GF && (path == Path::Single || jobs.len() == 1) {
-        let (chain_side, other_side) = match op {
-            Op::Encrypt => (Side::Top, Side::Bot),
-            Op::Decrypt => (Side::Bot, Side::Top),
-        };
         for ((job, key), st) in jobs.iter().zip(keys).zip(sts.iter_mut()) {
             let F::Aes(kf) = key.hash.side(chain_side) else {
                 unreachable!("v2 hashes with AES")
@@ -997,7 +996,7 @@ fn whole_blocks_fused<const GF: bool>(
         }
         return true;
     }
-    let _ = (k, jobs, keys, sts, op, path);
+    let _ = (k, jobs, keys, sts, op, chain_side, other_side, path);
     false
 }
 
