@@ -69,6 +69,12 @@ pub(crate) fn merge(a: &Block, b: &Block, l: usize) -> Block {
     ((u128::from_le_bytes(*a) & keep) | (u128::from_le_bytes(*b) & !keep)).to_le_bytes()
 }
 
+/// `b[..n] ‖ 0^(16-n)` (n <= 16, larger means 16): the first `n` bytes, the rest zero.
+#[inline]
+pub(crate) fn truncate(b: &Block, n: usize) -> Block {
+    merge(b, &[0; BLOCK], n)
+}
+
 /// `a[n..] ‖ 0ⁿ` (n <= 16): the block moved `n` bytes towards its start.
 #[inline]
 pub(crate) fn shift_to_front(a: &Block, n: usize) -> Block {
@@ -280,6 +286,9 @@ mod tests {
             let mut m = b;
             m[..l].copy_from_slice(&a[..l]);
             assert_eq!(merge(&a, &b, l), m, "merge, l = {l}");
+            let mut t = [0u8; BLOCK];
+            t[..l].copy_from_slice(&a[..l]);
+            assert_eq!(truncate(&a, l), t, "truncate, n = {l}");
             let mut f = [0u8; BLOCK];
             f[..BLOCK - l].copy_from_slice(&a[l..]);
             assert_eq!(shift_to_front(&a, l), f, "to front, n = {l}");

@@ -69,7 +69,7 @@
 use core::marker::PhantomData;
 
 use crate::aes::{AesKey, ChainLane, ChainRule, Kernels, Lanes};
-use crate::block::{merge, tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{tag_matches, truncate, wipe, Block, IoPtrs, BLOCK};
 use crate::modes::cmac::CbcMac;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, HasLane, Path};
@@ -454,7 +454,7 @@ fn process_single<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], l: &mut Lane<'_>
         Op::Encrypt => {
             let off = BLOCK * (l.blocks - 1);
             let len = l.io.len - off;
-            let c = merge(&xor(&l.es, &l.io.read_from(off)), &[0; BLOCK], len);
+            let c = truncate(&xor(&l.es, &l.io.read_from(off)), len);
             if len == BLOCK {
                 l.io.write_block(off, &c);
             } else {

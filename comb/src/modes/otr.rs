@@ -56,7 +56,7 @@ use core::arch::x86_64::*;
 
 use crate::aes::ni::{load as ld, store as st};
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{merge, tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{tag_matches, truncate, wipe, Block, IoPtrs, BLOCK};
 use crate::cpu::{NiToken, VaesToken};
 use crate::gf128::dbl_xmm_sar;
 use crate::modes::{Prepared, TagIo};
@@ -127,12 +127,6 @@ fn ozp(b: &Block, n: usize) -> u128 {
     // Little-endian: byte `n` is bits 8n..8n+8 (none for n = 16).
     let pad = 0x80u128.checked_shl(8 * n as u32).unwrap_or(0);
     (u128::from_le_bytes(*b) | pad).swap_bytes()
-}
-
-/// `b` with the bytes from `n` (0..=16) on cleared.
-#[inline]
-fn keep(b: &Block, n: usize) -> Block {
-    merge(b, &[0; BLOCK], n.min(BLOCK))
 }
 
 /// `Format(τ, N)`: `[τ mod 128]_7 ‖ 0* ‖ 1 ‖ N`, τ = `tag_len` bytes in bits.
@@ -391,7 +385,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
         let s = &mut st[j];
         if last <= BLOCK {
             let inb = io.read_from(off);
-            let mut out = keep(&xor(&inb, z), last);
+            let mut out = truncate(&xor(&inb, z), last);
             if last == BLOCK {
                 io.write_block(off, &out);
             } else if last > 0 {
@@ -410,7 +404,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
                 wipe(&mut a);
             } else {
                 // z = E(L ⊕ A); C_B = MSB_r(z) ⊕ B.
-                let cb = keep(&xor(&io.read_from(off + BLOCK), z), r);
+                let cb = truncate(&xor(&io.read_from(off + BLOCK), z), r);
                 if r == BLOCK {
                     io.write_block(off + BLOCK, &cb);
                 } else {
@@ -436,7 +430,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
         if DEC {
             // z = E(L ⊕ A); B = MSB_r(z) ⊕ C_B.
             let r = last - BLOCK;
-            let mut b = keep(&xor(&io.read_from(off + BLOCK), z), r);
+            let mut b = truncate(&xor(&io.read_from(off + BLOCK), z), r);
             if r == BLOCK {
                 io.write_block(off + BLOCK, &b);
             } else {
