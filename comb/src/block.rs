@@ -231,6 +231,33 @@ impl<'a> IoPtrs<'a> {
         }
     }
 
+    /// Writes `data[..len - off]` to output `[off, len)` (`len - 16 <= off <= len`): the
+    /// write-side counterpart of [`IoPtrs::read_from`]. With 16 bytes or more, the output's
+    /// last 16 bytes are read, the tail merged in and the 16 bytes written back, as in
+    /// [`IoPtrs::xor_tail`] (the head of that window is output already written, rewritten
+    /// unchanged): no variable-length copy.
+    pub(crate) fn write_tail(&self, off: usize, data: &Block) {
+        assert!(off <= self.len && self.len - off <= BLOCK);
+        assert!(!self.dst.is_null() && self.len <= self.out_cap);
+        let n = self.len - off;
+        if n == 0 {
+            return;
+        }
+        if self.len >= BLOCK {
+            let at = self.len - BLOCK;
+            // SAFETY: [at, at + 16) lies inside the writable (and, being the caller's
+            // initialised buffer, readable) output, as len <= out_cap.
+            let old = unsafe { self.dst.add(at).cast::<Block>().read_unaligned() };
+            let merged = merge(&old, &shift_to_back(data, BLOCK - n), BLOCK - n);
+            // SAFETY: as above.
+            unsafe { self.dst.add(at).cast::<Block>().write_unaligned(merged) };
+        } else {
+            // SAFETY: [off, off + n) = [off, len) lies inside the output (len <= out_cap);
+            // `data` is a separate block, so it does not overlap it.
+            unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), self.dst.add(off), n) };
+        }
+    }
+
     /// Writes a whole block at output offset `off` (off + 16 <= out_cap).
     pub(crate) fn write_block(&self, off: usize, data: &Block) {
         assert!(!self.dst.is_null() && off <= self.out_cap && BLOCK <= self.out_cap - off);
@@ -351,6 +378,28 @@ mod tests {
                 expect_in[i] = input[i] ^ ks[i - (len - n)];
             }
             assert_eq!(buf, expect_in, "in place, len {len}");
+        }
+    }
+
+    /// `write_tail` writes exactly output `[off, len)` from the block's first bytes: the
+    /// window path leaves the output before `off` as it was, and nothing past `len` (the
+    /// buffer's spare capacity) is touched.
+    #[test]
+    fn write_tail_matches_a_bytewise_model() {
+        let data: Block = core::array::from_fn(|i| 0xB0 ^ i as u8);
+        for len in 0..=40usize {
+            let input: Vec<u8> = (0..len).map(|i| i as u8 ^ 0x5C).collect();
+            for off in len.saturating_sub(16)..=len {
+                let old: Vec<u8> = (0..len + 3).map(|i| 0x11u8.wrapping_mul(i as u8)).collect();
+                let mut want = old.clone();
+                want[off..len].copy_from_slice(&data[..len - off]);
+                let mut out = old.clone();
+                IoPtrs::copy(&input, &mut out).write_tail(off, &data);
+                assert_eq!(out, want, "copy, len {len} off {off}");
+                let mut buf = old.clone();
+                IoPtrs::in_place(&mut buf, len).write_tail(off, &data);
+                assert_eq!(buf, want, "in place, len {len} off {off}");
+            }
         }
     }
 

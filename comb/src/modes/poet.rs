@@ -68,7 +68,9 @@
 //! Secrets (`τ`, `s`, chain values, the last block's intermediate values) are wiped.
 
 use crate::aes::{slot, AesKey, ChainLane, Derived, Kernels, Lanes, Parallel};
-use crate::block::{splice, tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{
+    merge, shift_to_back, shift_to_front, splice, tag_matches, wipe, Block, IoPtrs, BLOCK,
+};
 use crate::gf128::GhashKey;
 use crate::modes::cfb::CfbEncrypt;
 use crate::modes::poet_gf::{self, GfHash, GfLane};
@@ -201,6 +203,17 @@ pub(crate) fn xtime(b: &Block) -> Block {
 
 /// The header `ad ‖ nonce` bytes `[off, off + n)` (n <= 16) at the start of a zeroed block.
 pub(crate) fn header_block(ad: &[u8], nonce: &[u8], off: usize, n: usize) -> Block {
+    // A whole block inside the AD or inside the nonce is one load: a variable-length copy
+    // is a `memcpy` call, and reading its byte stores back as words stalls store forwarding.
+    if n == BLOCK {
+        let whole = match off.checked_sub(ad.len()) {
+            None => ad.get(off..).and_then(|s| s.first_chunk::<BLOCK>()),
+            Some(at) => nonce.get(at..).and_then(|s| s.first_chunk::<BLOCK>()),
+        };
+        if let Some(b) = whole {
+            return *b;
+        }
+    }
     let mut b = [0u8; BLOCK];
     let from_ad = ad.len().saturating_sub(off).min(n);
     if from_ad > 0 {
@@ -330,11 +343,7 @@ pub(crate) fn run_poet<const GF: bool>(
                 let io = job.lane.io;
                 if st.ok {
                     pass_other::<GF>(k, job, key, st, other_side);
-                    if st.last > 0 {
-                        let mut o = io;
-                        let start = BLOCK * st.full;
-                        o.output(io.len)[start..].copy_from_slice(&st.p[..st.last]);
-                    }
+                    io.write_tail(BLOCK * st.full, &st.p);
                     results[job.index] = Ok(io.len);
                 } else {
                     io.zero_output(io.len);
@@ -724,6 +733,9 @@ fn tail_encrypt<const GF: bool>(
     let mut b = [[0u8; BLOCK]; 2 * CH];
     let mut bl = [[0u8; BLOCK]; CH];
     let mut yl = [[0u8; BLOCK]; CH];
+    // The tag's head (its first 16 - l bytes, at the front), completed by its tail and
+    // written as one block at the end.
+    let mut head = [[0u8; BLOCK]; CH];
     // F_top(x), F_bot(y).
     for (j, st) in sts[..n].iter().enumerate() {
         b[2 * j] = st.ca;
@@ -745,15 +757,8 @@ fn tail_encrypt<const GF: bool>(
     for (j, ((job, key), st)) in jobs.iter_mut().zip(keys).zip(sts).enumerate() {
         yl[j] = b[2 * j];
         let mut out = xor(&xor(&yl[j], &bl[j]), &st.s);
-        let l = st.last;
-        if l > 0 {
-            let io = job.lane.io;
-            let mut o = io;
-            o.output(io.len)[BLOCK * st.full..].copy_from_slice(&out[..l]);
-        }
-        if let TagIo::Out(tag) = &mut job.tag {
-            tag[..BLOCK - l].copy_from_slice(&out[l..]);
-        }
+        job.lane.io.write_tail(BLOCK * st.full, &out);
+        head[j] = shift_to_front(&out, st.last);
         wipe(&mut out);
         let (tin, _) = tag_masks(key, &st.tau);
         b[2 * j] = xor(&b[2 * j + 1], &tin);
@@ -764,15 +769,21 @@ fn tail_encrypt<const GF: bool>(
     for (j, ((job, key), st)) in jobs.iter_mut().zip(keys).zip(sts).enumerate() {
         let (_, tout) = tag_masks(key, &st.tau);
         let mut t = xor(&xor(&b[2 * j], &b[2 * j + 1]), &tout);
-        let l = st.last;
+        let keep = BLOCK - st.last;
+        let whole = merge(&head[j], &shift_to_back(&t, keep), keep);
         if let TagIo::Out(tag) = &mut job.tag {
-            tag[BLOCK - l..BLOCK].copy_from_slice(&t[..l]);
+            // The tag is 16 bytes (validated: POET's only tag length).
+            debug_assert_eq!(tag.len(), BLOCK);
+            if let Some(tb) = tag.first_chunk_mut::<BLOCK>() {
+                *tb = whole;
+            }
         }
         wipe(&mut t);
     }
     b.iter_mut().for_each(wipe);
     bl.iter_mut().for_each(wipe);
     yl.iter_mut().for_each(wipe);
+    head.iter_mut().for_each(wipe);
 }
 
 /// Decryption of the last block and the tag block for a chunk of jobs, and the verdict
@@ -834,16 +845,19 @@ fn tail_decrypt<const GF: bool>(
         let mut t = xor(&xor(&b1[j], &bt[j]), &tout);
         let l = st.last;
         // Computed: P_L[l..] ‖ T'[..l]; expected: τ[..16-l] ‖ T_tail.
-        let mut got = [0u8; BLOCK];
-        got[..BLOCK - l].copy_from_slice(&st.p[l..]);
-        got[BLOCK - l..].copy_from_slice(&t[..l]);
+        // (In registers: variable-length copies are `memcpy` calls, and reading their byte
+        // stores back as words stalls store forwarding.)
+        let keep = BLOCK - l;
+        let mut got = merge(&shift_to_front(&st.p, l), &shift_to_back(&t, keep), keep);
         let mut want = [0u8; BLOCK];
-        want[..BLOCK - l].copy_from_slice(&st.tau[..BLOCK - l]);
         st.ok = match &job.tag {
-            TagIo::In(tag) if tag.len() == BLOCK => {
-                want[BLOCK - l..].copy_from_slice(&tag[BLOCK - l..]);
-                tag_matches(&got, &want)
-            }
+            TagIo::In(tag) => match tag.first_chunk::<BLOCK>() {
+                Some(tag) => {
+                    want = merge(&st.tau, tag, keep);
+                    tag_matches(&got, &want)
+                }
+                None => false,
+            },
             _ => false,
         };
         wipe(&mut t);
