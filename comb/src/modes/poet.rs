@@ -134,6 +134,9 @@ pub(crate) struct PoetKeys<const GF: bool> {
     hash: Hash,
     /// v1's tag mask `t_m = E_key(4)`; zero for v2.
     tm: Block,
+    /// Where every header sum starts: v2 `E_K(L)`, its zero parameter block's term (the
+    /// same for every message under this key); zero for v1, which has no parameter block.
+    s0: Block,
 }
 
 /// A derived 16-byte AES key. [`AesKey::new`] fails only for a bad length (not 16) or without
@@ -161,11 +164,19 @@ impl<const GF: bool> Derived for PoetKeys<GF> {
         } else {
             Hash::Aes(derived_aes_key(&c[2]))
         };
+        let k = derived_aes_key(&c[0]);
+        let mut s0 = [0u8; BLOCK];
+        if !GF {
+            // The parameter block is zero, so its masked input is L itself.
+            s0 = c[1];
+            k.encrypt_block(&mut s0);
+        }
         let keys = PoetKeys {
-            k: derived_aes_key(&c[0]),
+            k,
             l: c[1],
             hash,
             tm: if GF { c[4] } else { [0; BLOCK] },
+            s0,
         };
         c.iter_mut().for_each(wipe);
         keys
@@ -176,6 +187,7 @@ impl<const GF: bool> Drop for PoetKeys<GF> {
     fn drop(&mut self) {
         wipe(&mut self.l);
         wipe(&mut self.tm);
+        wipe(&mut self.s0);
     }
 }
 
@@ -408,6 +420,7 @@ fn header<const GF: bool>(
     };
     let mut z: Vec<Block> = Vec::with_capacity(jobs.len());
     for (j, (job, key)) in jobs.iter().zip(keys).enumerate() {
+        sts[j].tau = key.s0;
         let mut emit = |b: Block| pend.push(k, sts, b, &key.k, 2 * j);
         let zj = if GF {
             poet_gf::header_body(&key.l, job.ad, job.nonce, &mut emit)
@@ -437,13 +450,13 @@ fn header<const GF: bool>(
     }
 }
 
-/// v2's header body: the parameter block (no intermediate tags: zero) under `L`, the whole
-/// blocks of `ad ‖ nonce` under `x·L, x^2·L, ...`, then the 10*-padded rest (possibly just
-/// the padding) under the next mask; `Z = 0`. Each `B_i ⊕ m_i` goes to `emit`.
+/// v2's header body after its parameter block (no intermediate tags: zero, under `L`; its
+/// term `E_K(L)` is per key, [`PoetKeys::s0`]): the whole blocks of `ad ‖ nonce` under
+/// `x·L, x^2·L, ...`, then the 10*-padded rest (possibly just the padding) under the next
+/// mask; `Z = 0`. Each `B_i ⊕ m_i` goes to `emit`.
 fn header_body_v2(l: &Block, ad: &[u8], nonce: &[u8], emit: &mut impl FnMut(Block)) -> Block {
     let hl = ad.len() + nonce.len();
     let mut m = *l;
-    emit(m);
     let mut off = 0;
     while hl - off >= BLOCK {
         m = xtime(&m);
