@@ -34,6 +34,12 @@ pub const CALLS: usize = 200;
 /// With `--quick`.
 pub const QUICK_SAMPLES: usize = 31;
 pub const QUICK_CALLS: usize = 100;
+/// The main job's secondary phases (lane sweep, length curves, heat maps), which are read as
+/// shapes and for the best lane count: fewer samples than the main table, so that the main
+/// job over twenty algorithms stays near 3 minutes (at 91 x 200 throughout it took 6 min 16 s
+/// on a quiet Zen 4 VM, 90% of it in these phases).
+pub const SWEEP_SAMPLES: usize = 41;
+pub const SWEEP_CALLS: usize = 100;
 /// Untimed calls before each sample.
 pub const WARMUP: usize = 10;
 /// Messages per call.
@@ -182,8 +188,13 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
         .collect();
     let sweeps = match kind {
         Kind::Main => {
-            // Quick: the same configurations, fewer samples and calls outside the main table.
-            let (s2, c2) = if quick { sc(21, 50) } else { (samples, calls) };
+            // The same configurations with fewer samples and calls outside the main table
+            // (scaled with any --samples / --calls given).
+            let (s2, c2) = if quick {
+                sc(15, 40)
+            } else {
+                sc(SWEEP_SAMPLES, SWEEP_CALLS)
+            };
 
             let lanes = LaneSpec::List(sweep_lanes());
             let plot_lengths: Vec<Dist> = PLOT_LENGTHS.iter().map(|&n| Dist::Fixed(n)).collect();
@@ -490,6 +501,21 @@ mod tests {
         let phases: Vec<&str> = p.sweeps.iter().map(|s| s.phase).collect();
         assert_eq!(phases, ["modes", "lanes", "lanes", "lengths", "heatmap"]);
         assert_eq!((p.sweeps[0].samples, p.sweeps[0].calls), (SAMPLES, CALLS));
+        for s in &p.sweeps[1..] {
+            assert_eq!(
+                (s.samples, s.calls),
+                (SWEEP_SAMPLES, SWEEP_CALLS),
+                "{}",
+                s.phase
+            );
+        }
+        // An explicit --samples / --calls scales the secondary phases with the main table.
+        let d = plan_of(&["--samples", "182", "--calls", "400"]).unwrap();
+        assert_eq!((d.sweeps[0].samples, d.sweeps[0].calls), (182, 400));
+        assert_eq!(
+            (d.sweeps[1].samples, d.sweeps[1].calls),
+            (2 * SWEEP_SAMPLES, 2 * SWEEP_CALLS)
+        );
         let q = plan_of(&["--quick", "--json", "x.json", "--no-report"]).unwrap();
         assert_eq!(q.kind, Kind::Main);
         assert_eq!(q.report_dir, None);
