@@ -238,11 +238,11 @@ impl<'a> IoPtrs<'a> {
     /// unchanged): no variable-length copy.
     pub(crate) fn write_tail(&self, off: usize, data: &Block) {
         assert!(off <= self.len && self.len - off <= BLOCK);
-        assert!(!self.dst.is_null() && self.len <= self.out_cap);
         let n = self.len - off;
         if n == 0 {
             return;
         }
+        assert!(!self.dst.is_null() && self.len <= self.out_cap);
         if self.len >= BLOCK {
             let at = self.len - BLOCK;
             // SAFETY: [at, at + 16) lies inside the writable (and, being the caller's

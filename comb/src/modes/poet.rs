@@ -787,7 +787,7 @@ fn tail_encrypt<const GF: bool>(
         if let TagIo::Out(tag) = &mut job.tag {
             // The tag is 16 bytes (validated: POET's only tag length).
             debug_assert_eq!(tag.len(), BLOCK);
-            if let Some(tb) = tag.first_chunk_mut::<BLOCK>() {
+            if let Ok(tb) = <&mut Block>::try_from(&mut tag[..]) {
                 *tb = whole;
             }
         }
@@ -864,12 +864,12 @@ fn tail_decrypt<const GF: bool>(
         let mut got = merge(&shift_to_front(&st.p, l), &shift_to_back(&t, keep), keep);
         let mut want = [0u8; BLOCK];
         st.ok = match &job.tag {
-            TagIo::In(tag) => match tag.first_chunk::<BLOCK>() {
-                Some(tag) => {
+            TagIo::In(tag) => match <&Block>::try_from(*tag) {
+                Ok(tag) => {
                     want = merge(&st.tau, tag, keep);
                     tag_matches(&got, &want)
                 }
-                None => false,
+                Err(_) => false,
             },
             _ => false,
         };
