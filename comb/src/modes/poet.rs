@@ -726,6 +726,15 @@ fn side_of(call: Call) -> Side {
     }
 }
 
+/// Tag splitting's 16-byte block: `a[l..] ‖ t[..l]`, built in registers (variable-length
+/// copies are `memcpy` calls whose byte stores, read back as words, stall store
+/// forwarding). Encryption: the tag from `C*` and `T`; decryption: the block the tag check
+/// compares, from the decrypted last block and the recomputed `T'`.
+fn tag_split(a: &Block, l: usize, t: &Block) -> Block {
+    let keep = BLOCK - l;
+    merge(&shift_to_front(a, l), &shift_to_back(t, keep), keep)
+}
+
 /// The tag block's input and output masks: v2 `τ`, `τ`; v1 `τ ⊕ t_m`, `t_m`.
 fn tag_masks<const GF: bool>(key: &PoetKeys<GF>, tau: &Block) -> (Block, Block) {
     let tin = xor(tau, &key.tm);
@@ -746,8 +755,7 @@ fn tail_encrypt<const GF: bool>(
     let mut b = [[0u8; BLOCK]; 2 * CH];
     let mut bl = [[0u8; BLOCK]; CH];
     let mut yl = [[0u8; BLOCK]; CH];
-    // The tag's head (its first 16 - l bytes, at the front), completed by its tail and
-    // written as one block at the end.
+    // `C* = C_L ‖ T_head`, kept until the tag's tail is known.
     let mut head = [[0u8; BLOCK]; CH];
     // F_top(x), F_bot(y).
     for (j, st) in sts[..n].iter().enumerate() {
@@ -771,7 +779,7 @@ fn tail_encrypt<const GF: bool>(
         yl[j] = b[2 * j];
         let mut out = xor(&xor(&yl[j], &bl[j]), &st.s);
         job.lane.io.write_tail(BLOCK * st.full, &out);
-        head[j] = shift_to_front(&out, st.last);
+        head[j] = out;
         wipe(&mut out);
         let (tin, _) = tag_masks(key, &st.tau);
         b[2 * j] = xor(&b[2 * j + 1], &tin);
@@ -782,8 +790,7 @@ fn tail_encrypt<const GF: bool>(
     for (j, ((job, key), st)) in jobs.iter_mut().zip(keys).zip(sts).enumerate() {
         let (_, tout) = tag_masks(key, &st.tau);
         let mut t = xor(&xor(&b[2 * j], &b[2 * j + 1]), &tout);
-        let keep = BLOCK - st.last;
-        let whole = merge(&head[j], &shift_to_back(&t, keep), keep);
+        let whole = tag_split(&head[j], st.last, &t);
         if let TagIo::Out(tag) = &mut job.tag {
             // The tag is 16 bytes (validated: POET's only tag length).
             debug_assert_eq!(tag.len(), BLOCK);
@@ -858,10 +865,8 @@ fn tail_decrypt<const GF: bool>(
         let mut t = xor(&xor(&b1[j], &bt[j]), &tout);
         let l = st.last;
         // Computed: P_L[l..] ‖ T'[..l]; expected: τ[..16-l] ‖ T_tail.
-        // (In registers: variable-length copies are `memcpy` calls, and reading their byte
-        // stores back as words stalls store forwarding.)
         let keep = BLOCK - l;
-        let mut got = merge(&shift_to_front(&st.p, l), &shift_to_back(&t, keep), keep);
+        let mut got = tag_split(&st.p, l, &t);
         let mut want = [0u8; BLOCK];
         st.ok = match &job.tag {
             TagIo::In(tag) => match <&Block>::try_from(*tag) {
