@@ -105,6 +105,33 @@ pub(crate) fn splice(head: &Block, l: usize, tail: &[u8]) -> Block {
     merge(head, &shift_to_back(&t, l), l)
 }
 
+/// `bytes ‖ 0^(16-n)` for a slice of `n` <= 16 bytes (more: its first 16), read as at most
+/// two overlapping word loads (the bytes both words hold land on the same bits, so an `or`
+/// joins them): no `memcpy` call, and no byte stores for a following 16-byte load to wait on.
+#[inline]
+pub(crate) fn load_short(bytes: &[u8]) -> Block {
+    let n = bytes.len().min(BLOCK);
+    let v = match n {
+        // A fixed-width little-endian read compiles to one load each.
+        8..=16 => {
+            let lo = u64::from_le_bytes(bytes[..8].try_into().unwrap_or([0; 8]));
+            let hi = u64::from_le_bytes(bytes[n - 8..n].try_into().unwrap_or([0; 8]));
+            u128::from(lo) | u128::from(hi) << (8 * (n - 8))
+        }
+        4..=7 => {
+            let lo = u32::from_le_bytes(bytes[..4].try_into().unwrap_or([0; 4]));
+            let hi = u32::from_le_bytes(bytes[n - 4..n].try_into().unwrap_or([0; 4]));
+            u128::from(lo) | u128::from(hi) << (8 * (n - 4))
+        }
+        // 0..=3 bytes, one at a time.
+        _ => bytes[..n]
+            .iter()
+            .enumerate()
+            .fold(0, |v, (k, &b)| v | u128::from(b) << (8 * k)),
+    };
+    v.to_le_bytes()
+}
+
 /// Where one message is read from and written to: the same memory (in place) or two
 /// distinct buffers. Kernels take this instead of slices because Rust slices cannot express
 /// "`dst` may be `src`".
@@ -326,7 +353,15 @@ mod tests {
             want[l..].copy_from_slice(&b[..BLOCK - l]);
             assert_eq!(splice(&a, l, &b), want, "splice, l = {l}");
             assert_eq!(splice(&a, l, &b[..BLOCK - l]), want, "short tail, l = {l}");
+            let mut z = [0u8; BLOCK];
+            z[..l].copy_from_slice(&a[..l]);
+            assert_eq!(load_short(&a[..l]), z, "load_short, n = {l}");
         }
+        assert_eq!(
+            load_short(&[7u8; 20]),
+            [7u8; BLOCK],
+            "first 16 of a longer slice"
+        );
     }
 
     /// Tags of every length compare equal on their bytes only, and any one flipped bit

@@ -7,6 +7,8 @@
 //! 16-byte blocks: for each block X_i, `state = (state ^ X_i) · H` in the field of SP 800-38D
 //! (bit-reflected, polynomial `x^128 + x^7 + x^2 + x + 1`). Backends:
 //!
+//! * `Vclmul512` — GCM's stream with VPCLMULQDQ on zmm (four blocks per instruction,
+//!   AVX-512F/BW), everything else as `Vclmul`;
 //! * `Vclmul` — VPCLMULQDQ on ymm (two blocks per instruction, AVX2), 8-block aggregated;
 //! * `Clmul` — PCLMULQDQ on xmm;
 //! * `Soft` — portable and constant-time (64-bit integer multiplies with holes, no tables).
@@ -48,12 +50,14 @@ mod soft;
 pub(crate) mod clmul;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) mod vclmul;
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) mod vclmul512;
 
 pub use dbl::{dbl, dbl_mulbit, dbl_sar, tpl};
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub use dbl::{dbl_xmm_cmp, dbl_xmm_sar};
 
-use crate::block::{Block, IoPtrs, BLOCK};
+use crate::block::{load_short, Block, IoPtrs, BLOCK};
 use crate::Error;
 use core::fmt;
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -81,20 +85,29 @@ pub enum GhashBackend {
     /// VPCLMULQDQ on ymm registers, two blocks per instruction (needs AVX2 and VPCLMULQDQ
     /// as well as everything `Clmul` needs).
     Vclmul(MulVariant),
+    /// GCM's GHASH stream with VPCLMULQDQ on zmm registers, four blocks per instruction
+    /// (needs AVX-512F and AVX-512BW as well as everything `Vclmul` needs); every other use
+    /// of the key as `Vclmul`.
+    Vclmul512(MulVariant),
 }
 
 impl GhashBackend {
     /// Every backend, in order of preference (best first).
     ///
-    /// The order is measured on the development CPU (AMD Zen 3, 8-block aggregation, long
-    /// inputs; a quick, noisy measurement, to be redone by `comb bench`): both ymm variants
-    /// ≈ 0.09 ns/byte (bound by the latency of the state chain, not by the multiplier), the
-    /// schoolbook one slightly ahead on short inputs and single blocks; on xmm, where
-    /// PCLMULQDQ throughput is the limit, Karatsuba ≈ 0.13 ns/byte against schoolbook
-    /// ≈ 0.17; `Soft` ≈ 4 ns/byte.
+    /// The order is measured. On an AMD Zen 4 VM, GHASH alone over 64 messages of 1456
+    /// bytes as GCM hashes a batch (two messages side by side), TSC cycles/byte: zmm
+    /// schoolbook 0.198, zmm Karatsuba 0.208, ymm Karatsuba 0.229, ymm schoolbook 0.256
+    /// (one message at a time the two ymm variants were 0.247 and 0.235, and the zmm ones
+    /// slower than ymm: a single chain waits on its reductions); xmm Karatsuba 0.32. On
+    /// that CPU one VPCLMULQDQ issues about every 2 core cycles whatever its width, so the
+    /// wider register wins once the chain's latency is hidden. Earlier, on a Zen 3 (no
+    /// AVX-512), both ymm variants ≈ 0.09 ns/byte one message at a time; xmm Karatsuba
+    /// ≈ 0.13 ns/byte against schoolbook ≈ 0.17; `Soft` ≈ 4 ns/byte.
     pub const ALL: &'static [GhashBackend] = &[
-        GhashBackend::Vclmul(MulVariant::Schoolbook),
+        GhashBackend::Vclmul512(MulVariant::Schoolbook),
+        GhashBackend::Vclmul512(MulVariant::Karatsuba),
         GhashBackend::Vclmul(MulVariant::Karatsuba),
+        GhashBackend::Vclmul(MulVariant::Schoolbook),
         GhashBackend::Clmul(MulVariant::Karatsuba),
         GhashBackend::Clmul(MulVariant::Schoolbook),
         GhashBackend::Soft,
@@ -108,6 +121,8 @@ impl GhashBackend {
             GhashBackend::Clmul(MulVariant::Schoolbook) => "clmul-schoolbook",
             GhashBackend::Vclmul(MulVariant::Karatsuba) => "vclmul-karatsuba",
             GhashBackend::Vclmul(MulVariant::Schoolbook) => "vclmul-schoolbook",
+            GhashBackend::Vclmul512(MulVariant::Karatsuba) => "vclmul512-karatsuba",
+            GhashBackend::Vclmul512(MulVariant::Schoolbook) => "vclmul512-schoolbook",
         }
     }
 
@@ -181,11 +196,91 @@ fn aggregate<S>(
     s
 }
 
-/// GCM's block stream `A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64` hashed from state
-/// `s`: every full group of eight blocks through `agg8` (straight from the inputs where the
-/// stream is aligned to them, else through a small buffer), the final `1..=8` blocks through
-/// `agg_n`, one reduction each. Lengths are in bits modulo 2^64. Always inlined into each
-/// backend's `#[target_feature]` function, as [`aggregate`] is.
+/// GCM's block stream `A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64` of one message,
+/// handed out as groups of eight blocks (straight from the inputs where the stream is
+/// aligned to them, else assembled in the caller's `pending` buffer), then one final group of
+/// `1..=8` blocks ending with the lengths block. Lengths are in bits modulo 2^64.
+///
+/// A cursor rather than a loop, so that several messages' streams can be hashed side by
+/// side ([`gcm_stream_many`]); small (the buffer is the caller's), so that a lane is
+/// restarted by assigning a few words.
+#[derive(Clone, Copy)]
+struct GcmBlocks<'a> {
+    /// What is left of `A` and of `C`; `part` indexes the one being read (2: both done).
+    parts: [&'a [u8]; 2],
+    part: usize,
+    /// Blocks gathered in `pending` so far (a group that straddles a partial block or the
+    /// `A`/`C` boundary, or the final group).
+    n: usize,
+    lengths: Block,
+}
+
+impl<'a> GcmBlocks<'a> {
+    #[inline(always)]
+    fn new(ad: &'a [u8], ct: &'a [u8]) -> GcmBlocks<'a> {
+        let bits = |len: usize| u128::from((len as u64).wrapping_mul(8));
+        GcmBlocks {
+            parts: [ad, ct],
+            part: 0,
+            n: 0,
+            lengths: ((bits(ad.len()) << 64) | bits(ct.len())).to_be_bytes(),
+        }
+    }
+
+    /// The next group of eight blocks, or `None` when only the final group is left
+    /// ([`GcmBlocks::last_group`]). `pending` must be the same buffer on every call.
+    #[inline(always)]
+    fn next_group<'p>(&mut self, pending: &'p mut [Block; 8]) -> Option<&'p [Block; 8]>
+    where
+        'a: 'p,
+    {
+        while self.part < 2 {
+            let data = self.parts[self.part];
+            let (blocks, _) = data.as_chunks::<BLOCK>();
+            if self.n == 0 {
+                if let Some(group) = blocks.first_chunk::<8>() {
+                    self.parts[self.part] = &data[8 * BLOCK..];
+                    return Some(group);
+                }
+            }
+            if data.is_empty() {
+                self.part += 1;
+                continue;
+            }
+            let n = self.n.min(7);
+            if blocks.is_empty() {
+                // The partial last block, zero-padded.
+                pending[n] = load_short(data);
+                self.n = n + 1;
+                self.parts[self.part] = &[];
+            } else {
+                let take = (8 - n).min(blocks.len());
+                pending[n..n + take].copy_from_slice(&blocks[..take]);
+                self.n = n + take;
+                self.parts[self.part] = &data[take * BLOCK..];
+            }
+            if self.n == 8 {
+                self.n = 0;
+                return Some(pending);
+            }
+        }
+        None
+    }
+
+    /// The final `1..=8` blocks, the lengths block last. Only after [`GcmBlocks::next_group`]
+    /// returned `None`, with the same buffer.
+    #[inline(always)]
+    fn last_group<'p>(&self, pending: &'p mut [Block; 8]) -> &'p [Block] {
+        debug_assert!(self.part == 2 && self.n < 8);
+        let n = self.n.min(7);
+        pending[n] = self.lengths;
+        &pending[..=n]
+    }
+}
+
+/// GCM's GHASH stream of one message hashed from state `s`: every group of eight blocks
+/// through `agg8`, the final `1..=8` through `agg_n`, one reduction each. Always inlined
+/// into each backend's `#[target_feature]` function, as [`aggregate`] is.
 #[inline(always)]
 fn gcm_stream<S>(
     mut s: S,
@@ -195,45 +290,83 @@ fn gcm_stream<S>(
     agg_n: impl Fn(S, &[Block]) -> S,
 ) -> S {
     let mut pending = [[0u8; BLOCK]; 8];
-    let mut n = 0;
-    for data in [ad, ct] {
-        let (mut blocks, tail) = data.as_chunks::<BLOCK>();
-        if n > 0 {
-            let take = (8 - n).min(blocks.len());
-            pending[n..n + take].copy_from_slice(&blocks[..take]);
-            n += take;
-            blocks = &blocks[take..];
-            if n == 8 {
-                s = agg8(s, &pending);
-                n = 0;
-            }
-        }
-        // Here n == 0 or no whole block is left.
-        let (eights, rest) = blocks.as_chunks::<8>();
-        for c in eights {
-            s = agg8(s, c);
-        }
-        pending[n..n + rest.len()].copy_from_slice(rest);
-        n += rest.len();
-        if !tail.is_empty() {
-            let mut last = [0u8; BLOCK];
-            last[..tail.len()].copy_from_slice(tail);
-            pending[n] = last;
-            n += 1;
-            if n == 8 {
-                s = agg8(s, &pending);
-                n = 0;
-            }
-        }
+    let mut c = GcmBlocks::new(ad, ct);
+    while let Some(g) = c.next_group(&mut pending) {
+        s = agg8(s, g);
     }
-    let bits = |len: usize| u128::from((len as u64).wrapping_mul(8));
-    pending[n] = ((bits(ad.len()) << 64) | bits(ct.len())).to_be_bytes();
-    n += 1;
-    s = agg_n(s, &pending[..n]);
+    s = agg_n(s, c.last_group(&mut pending));
     for b in &mut pending {
         crate::block::wipe(b);
     }
     s
+}
+
+/// Messages whose GHASH streams [`gcm_stream_many`] advances side by side. One stream's
+/// groups form a dependent chain (each reduction feeds the next group's first product);
+/// independent chains interleaved keep the multiplier busy while each waits on its
+/// reduction. Measured on the Zen 4 VM (GHASH alone, 64 messages of 1456 bytes, zmm
+/// schoolbook, TSC cycles/byte): one lane 0.262, two 0.198; four and six were no faster
+/// than two (ymm Karatsuba: 0.249, 0.229, 0.228, 0.228). Two lanes as two sets of locals
+/// rather than arrays were slower (GCM decryption 0.427 against 0.394).
+const GCM_LANES: usize = 2;
+
+/// [`gcm_stream`] for `count` messages, up to [`GCM_LANES`] at a time, from state `zero`:
+/// `stream(i)` gives message `i`'s `(A, C)`; `agg8(i, s, group)` and `agg_n(i, s, blocks)`
+/// hash under message `i`'s key; `done(i, s)` receives its final state. A lane whose message
+/// is finished takes the next one, so lanes stay full until the last messages.
+#[inline(always)]
+fn gcm_stream_many<'a, S: Copy>(
+    zero: S,
+    count: usize,
+    stream: impl Fn(usize) -> (&'a [u8], &'a [u8]),
+    agg8: impl Fn(usize, S, &[Block; 8]) -> S,
+    agg_n: impl Fn(usize, S, &[Block]) -> S,
+    mut done: impl FnMut(usize, S),
+) {
+    if count == 1 {
+        // Nothing to interleave: one chain, without the lanes' set-up.
+        let (ad, ct) = stream(0);
+        let s = gcm_stream(zero, ad, ct, |s, c| agg8(0, s, c), |s, c| agg_n(0, s, c));
+        return done(0, s);
+    }
+    const L: usize = GCM_LANES;
+    let mut pending = [[[0u8; BLOCK]; 8]; L];
+    let mut cursor = [GcmBlocks::new(&[], &[]); L];
+    let mut msg = [0usize; L];
+    let mut state = [zero; L];
+    let mut live = [false; L];
+    let mut next = 0;
+    for l in 0..L.min(count) {
+        let (ad, ct) = stream(l);
+        (cursor[l], msg[l], live[l]) = (GcmBlocks::new(ad, ct), l, true);
+        next = l + 1;
+    }
+    while live.iter().any(|&x| x) {
+        for l in 0..L {
+            if !live[l] {
+                continue;
+            }
+            match cursor[l].next_group(&mut pending[l]) {
+                Some(g) => state[l] = agg8(msg[l], state[l], g),
+                None => {
+                    done(
+                        msg[l],
+                        agg_n(msg[l], state[l], cursor[l].last_group(&mut pending[l])),
+                    );
+                    if next < count {
+                        let (ad, ct) = stream(next);
+                        (cursor[l], msg[l], state[l]) = (GcmBlocks::new(ad, ct), next, zero);
+                        next += 1;
+                    } else {
+                        live[l] = false;
+                    }
+                }
+            }
+        }
+    }
+    for b in pending.iter_mut().flatten() {
+        crate::block::wipe(b);
+    }
 }
 
 /// The selected kernel, with the proof that the CPU runs it.
@@ -244,6 +377,8 @@ enum Kernel {
     Clmul(clmul::ClmulToken, MulVariant),
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     Vclmul(vclmul::VclmulToken, MulVariant),
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Vclmul512(vclmul512::Vclmul512Token, MulVariant),
 }
 
 impl Kernel {
@@ -255,6 +390,10 @@ impl Kernel {
             GhashBackend::Clmul(v) => clmul::ClmulToken::get().map(|t| Kernel::Clmul(t, v)),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             GhashBackend::Vclmul(v) => vclmul::VclmulToken::get().map(|t| Kernel::Vclmul(t, v)),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            GhashBackend::Vclmul512(v) => {
+                vclmul512::Vclmul512Token::get().map(|t| Kernel::Vclmul512(t, v))
+            }
             #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
             _ => None,
         }
@@ -267,6 +406,8 @@ impl Kernel {
             Kernel::Clmul(_, v) => GhashBackend::Clmul(v),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Kernel::Vclmul(_, v) => GhashBackend::Vclmul(v),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Vclmul512(_, v) => GhashBackend::Vclmul512(v),
         }
     }
 }
@@ -331,6 +472,8 @@ impl GhashKey {
             Kernel::Clmul(t, _) => clmul::powers(t, k1),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Kernel::Vclmul(t, _) => clmul::powers(t.clmul(), k1),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Vclmul512(t, _) => clmul::powers(t.ymm().clmul(), k1),
         };
         k1.zeroize();
         let mut pow = Powers { desc, kk: [0; 8] };
@@ -384,6 +527,9 @@ impl GhashKey {
             Kernel::Clmul(t, v) => clmul::update(t, v, &self.pow, state, blocks, agg),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Kernel::Vclmul(t, v) => vclmul::update(t, v, &self.pow, state, blocks, agg),
+            // Block-wise updates stay on ymm (only GCM's stream has a zmm kernel).
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Vclmul512(t, v) => vclmul::update(t.ymm(), v, &self.pow, state, blocks, agg),
         }
     }
 
@@ -406,12 +552,62 @@ impl GhashKey {
     /// next 16-byte load of it stalls store forwarding (measured ~15% of GCM on 64-byte
     /// packets); the kernels store it here with one 16-byte store.
     pub fn gcm_ghash_into(&self, out: &mut Block, aad: &[u8], ct: &[u8]) {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        let one = core::slice::from_mut;
         match self.kernel {
             Kernel::Soft => soft::gcm(&self.pow, out, aad, ct),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Kernel::Clmul(t, v) => clmul::gcm(t, v, &self.pow, out, aad, ct),
+            Kernel::Clmul(t, v) => clmul::gcm_many(t, v, &[self], |_| (aad, ct), one(out)),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-            Kernel::Vclmul(t, v) => vclmul::gcm(t, v, &self.pow, out, aad, ct),
+            Kernel::Vclmul(t, v) => vclmul::gcm_many(t, v, &[self], |_| (aad, ct), one(out)),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Vclmul512(t, v) => vclmul512::gcm_many(t, v, &[self], |_| (aad, ct), one(out)),
+        }
+    }
+
+    /// [`GhashKey::gcm_ghash_into`] for many messages, each under its own key: `outs[i]`
+    /// becomes the GHASH of message `i`, whose key is `keys[i]` and whose `(A, C)` is
+    /// `data(i)` (`keys` and `outs` of one length).
+    ///
+    /// The messages' hashes run side by side, a lane whose message is done taking the next:
+    /// one message's groups form a dependent chain through each group's reduction, and
+    /// independent chains hide that latency. `data(i)` is called exactly once per message,
+    /// in order, just before its hash starts, so it may first produce `C` (GCM encryption
+    /// runs CTR there: the ciphertext is hashed while it is still in L1). Runs of messages
+    /// whose keys share a backend go together; every result equals
+    /// [`GhashKey::gcm_ghash_into`]'s.
+    pub(crate) fn gcm_ghash_many<'a>(
+        keys: &[&'a GhashKey],
+        data: impl Fn(usize) -> (&'a [u8], &'a [u8]),
+        outs: &mut [Block],
+    ) {
+        debug_assert_eq!(keys.len(), outs.len());
+        let count = keys.len().min(outs.len());
+        let mut at = 0;
+        while at < count {
+            let kernel = keys[at].kernel;
+            let end = at
+                + keys[at..count]
+                    .iter()
+                    .take_while(|k| k.kernel.backend() == kernel.backend())
+                    .count();
+            let (keys, outs) = (&keys[at..end], &mut outs[at..end]);
+            let data = |i: usize| data(at + i);
+            match kernel {
+                Kernel::Soft => {
+                    for (i, (k, out)) in keys.iter().zip(outs.iter_mut()).enumerate() {
+                        let (ad, ct) = data(i);
+                        soft::gcm(&k.pow, out, ad, ct);
+                    }
+                }
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                Kernel::Clmul(t, v) => clmul::gcm_many(t, v, keys, data, outs),
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                Kernel::Vclmul(t, v) => vclmul::gcm_many(t, v, keys, data, outs),
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                Kernel::Vclmul512(t, v) => vclmul512::gcm_many(t, v, keys, data, outs),
+            }
+            at = end;
         }
     }
 
@@ -432,6 +628,7 @@ impl GhashKey {
             Kernel::Soft => None,
             Kernel::Clmul(t, _) => Some((t, &self.pow)),
             Kernel::Vclmul(t, _) => Some((t.clmul(), &self.pow)),
+            Kernel::Vclmul512(t, _) => Some((t.ymm().clmul(), &self.pow)),
         }
     }
 }
@@ -502,18 +699,21 @@ pub(crate) fn mul_chains(lanes: &mut [MulLane<'_>], from: usize, blocks: usize) 
         let token = |k: &GhashKey| match k.kernel {
             Kernel::Clmul(t, _) => Some(t),
             Kernel::Vclmul(t, _) => Some(t.clmul()),
+            Kernel::Vclmul512(t, _) => Some(t.ymm().clmul()),
             Kernel::Soft => None,
         };
         let hw = lanes.iter().all(|l| token(l.key).is_some());
         // Two chains per ymm register when every lane's backend has VPCLMULQDQ.
         let wide = match lanes[0].key.kernel {
-            Kernel::Vclmul(t, _) => Some(t).filter(|_| {
-                lanes
-                    .iter()
-                    .all(|l| matches!(l.key.kernel, Kernel::Vclmul(..)))
-            }),
+            Kernel::Vclmul(t, _) => Some(t),
+            Kernel::Vclmul512(t, _) => Some(t.ymm()),
             _ => None,
-        };
+        }
+        .filter(|_| {
+            lanes
+                .iter()
+                .all(|l| matches!(l.key.kernel, Kernel::Vclmul(..) | Kernel::Vclmul512(..)))
+        });
         if let Some(t) = token(lanes[0].key).filter(|_| hw) {
             let loops = lanes.len().div_ceil(CHAIN_LANES);
             let (q, r) = (lanes.len() / loops, lanes.len() % loops);
@@ -574,9 +774,15 @@ impl GhashKey {
                     clmul::chain(t, CHAIN_VARIANT, &self.pow, x, src, dst, blocks)
                 }
                 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
                 Kernel::Vclmul(t, _) => {
                     // One chain gains nothing from ymm: the xmm kernel.
                     clmul::chain(t.clmul(), CHAIN_VARIANT, &self.pow, x, src, dst, blocks)
+                }
+                #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+                Kernel::Vclmul512(t, _) => {
+                    let t = t.ymm().clmul();
+                    clmul::chain(t, CHAIN_VARIANT, &self.pow, x, src, dst, blocks)
                 }
             }
         }
@@ -591,6 +797,8 @@ impl GhashKey {
             Kernel::Clmul(t, _) => clmul::each(t, EACH_VARIANT, &self.pow, iv, blocks),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Kernel::Vclmul(t, _) => vclmul::each(t, EACH_VARIANT, &self.pow, iv, blocks),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Vclmul512(t, _) => vclmul::each(t.ymm(), EACH_VARIANT, &self.pow, iv, blocks),
         }
     }
 }
@@ -908,6 +1116,55 @@ mod tests {
         }
     }
 
+    /// The interleaved many-message GHASH equals one message at a time, on every backend and
+    /// for a mix of backends and keys in one call: lengths of AD and ciphertext around the
+    /// group and block boundaries, message counts below, at and above the lane count, and
+    /// `data` called exactly once per message, in order.
+    #[test]
+    fn gcm_ghash_many_matches_one_at_a_time() {
+        let mut rng = Rng(777);
+        let lens = [
+            0usize, 1, 15, 16, 17, 100, 127, 128, 129, 143, 255, 256, 1456,
+        ];
+        let per_h: Vec<Vec<GhashKey>> = (0..3).map(|_| keys(&rng.block())).collect();
+        for count in [0usize, 1, 2, 3, 5, 9, 40] {
+            let msgs: Vec<(Vec<u8>, Vec<u8>)> = (0..count)
+                .map(|i| {
+                    let a = lens[(i * 7 + count) % lens.len()] % 140;
+                    let c = lens[(i * 5 + 3 * count) % lens.len()];
+                    (rng.bytes(a), rng.bytes(c))
+                })
+                .collect();
+            // Each backend for all messages, then keys and backends mixed.
+            let mut sets: Vec<Vec<&GhashKey>> = per_h[0].iter().map(|k| vec![k; count]).collect();
+            sets.push(
+                (0..count)
+                    .map(|i| {
+                        let ks = &per_h[i % 3];
+                        &ks[(i / 3) % ks.len()]
+                    })
+                    .collect(),
+            );
+            for ks in sets {
+                let calls = core::cell::RefCell::new(Vec::new());
+                let mut outs = vec![[0xEEu8; 16]; count];
+                GhashKey::gcm_ghash_many(
+                    &ks,
+                    |i| {
+                        calls.borrow_mut().push(i);
+                        (&msgs[i].0[..], &msgs[i].1[..])
+                    },
+                    &mut outs,
+                );
+                assert_eq!(*calls.borrow(), (0..count).collect::<Vec<_>>());
+                for (i, ((a, c), k)) in msgs.iter().zip(&ks).enumerate() {
+                    let want = k.gcm_ghash(a, c);
+                    assert_eq!(outs[i], want, "count {count}, msg {i}, {:?}", k.backend());
+                }
+            }
+        }
+    }
+
     #[test]
     fn backend_selection() {
         let h = [7u8; 16];
@@ -920,7 +1177,13 @@ mod tests {
         }
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("vpclmulqdq") {
-            assert!(matches!(best, GhashBackend::Vclmul(_)));
+            let zmm = std::is_x86_feature_detected!("avx512f")
+                && std::is_x86_feature_detected!("avx512bw");
+            if zmm {
+                assert!(matches!(best, GhashBackend::Vclmul512(_)));
+            } else {
+                assert!(matches!(best, GhashBackend::Vclmul(_)));
+            }
         }
         let shown = format!("{:?}", GhashKey::new(&h));
         assert!(shown.starts_with("GhashKey") && !shown.contains("desc"));

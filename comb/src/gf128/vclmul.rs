@@ -18,7 +18,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::clmul::{self, ClmulToken, Wide};
-use super::{aggregate, Aggregation, MulVariant, Powers};
+use super::{aggregate, Aggregation, GhashKey, MulVariant, Powers};
 use crate::block::Block;
 
 /// Proof that AVX2 and VPCLMULQDQ (and, through [`ClmulToken`], PCLMULQDQ, SSE2 and SSSE3)
@@ -153,33 +153,34 @@ fn update_impl<const KARA: bool>(
 }
 
 #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse2,ssse3")]
-fn gcm_impl<const KARA: bool>(pow: &Powers, out: &mut Block, ad: &[u8], ct: &[u8]) {
-    // Groups of 8 on ymm; the one final group of at most 8 blocks (the message's last whole
-    // blocks, its padded tail and the lengths block) on xmm.
-    let s = super::gcm_stream(
+fn gcm_many_impl<'a, const KARA: bool>(
+    keys: &[&'a GhashKey],
+    data: impl Fn(usize) -> (&'a [u8], &'a [u8]),
+    outs: &mut [Block],
+) {
+    super::gcm_stream_many(
         _mm_setzero_si128(),
-        ad,
-        ct,
-        |s, c| agg2::<KARA, 8>(pow, s, c),
-        |s, c| clmul::agg_n::<KARA>(pow, s, c),
+        keys.len().min(outs.len()),
+        data,
+        |i, s, c| agg2::<KARA, 8>(&keys[i].pow, s, c),
+        |i, s, c| clmul::agg_n::<KARA>(&keys[i].pow, s, c),
+        |i, s| clmul::store_block(&mut outs[i], s),
     );
-    clmul::store_block(out, s);
 }
 
-/// GCM's GHASH of `ad` and `ct` with the lengths block, in one pass, into `out`.
-pub(super) fn gcm(
+/// [`GhashKey::gcm_ghash_many`] on this backend (every key's, variant `v`).
+pub(super) fn gcm_many<'a>(
     _t: VclmulToken,
     v: MulVariant,
-    pow: &Powers,
-    out: &mut Block,
-    ad: &[u8],
-    ct: &[u8],
+    keys: &[&'a GhashKey],
+    data: impl Fn(usize) -> (&'a [u8], &'a [u8]),
+    outs: &mut [Block],
 ) {
     // SAFETY: the token proves AVX2, VPCLMULQDQ, PCLMULQDQ, SSE2 and SSSE3 are present.
     unsafe {
         match v {
-            MulVariant::Karatsuba => gcm_impl::<true>(pow, out, ad, ct),
-            MulVariant::Schoolbook => gcm_impl::<false>(pow, out, ad, ct),
+            MulVariant::Karatsuba => gcm_many_impl::<true>(keys, data, outs),
+            MulVariant::Schoolbook => gcm_many_impl::<false>(keys, data, outs),
         }
     }
 }
