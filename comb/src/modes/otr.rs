@@ -888,15 +888,13 @@ unsafe fn ad_ni(key: &AesKey, io: &IoPtrs<'_>, steps: usize, q: &mut u128, asum:
     let mut qi = from_int(*q);
     let mut s = ld(asum);
     for step in 0..steps {
-        let mut m = [qi; W + 1];
-        for j in 1..=W {
-            m[j] = dbl_xmm_sar(m[j - 1]);
-        }
-        qi = m[W];
         // SAFETY: blocks 8·step..8·step + 8 lie inside the input (caller).
         let mut x: [__m128i; W] = core::array::from_fn(|j| unsafe {
             let a = _mm_loadu_si128(io.src.add(BLOCK * (step * W + j)).cast());
-            _mm_xor_si128(a, bswap(m[j]))
+            // The mask doubled in a register, as in `body_vaes`.
+            let m = bswap(qi);
+            qi = dbl_xmm_sar(qi);
+            _mm_xor_si128(a, m)
         });
         enc_x!(&mut x, kf, rounds);
         for xj in x {
@@ -1063,12 +1061,16 @@ unsafe fn body_vaes<const DEC: bool>(
     let mut s = _mm256_setzero_si256();
     for step in 0..steps {
         let p0 = step * W;
-        let mut m = [li; W + 1];
-        for j in 1..=W {
-            m[j] = dbl_xmm_sar(m[j - 1]);
-        }
-        li = m[W];
-        let lb: [__m128i; W + 1] = core::array::from_fn(|j| bswap(m[j]));
+        // The masks of pairs p0..p0 + 16 and the next step's first, doubled in a register
+        // (as an array filled in a loop, each doubling reloaded its input from the stack
+        // just after storing it: measured the costliest instructions of this kernel).
+        let lb: [__m128i; W + 1] = core::array::from_fn(|j| {
+            let m = bswap(li);
+            if j < W {
+                li = dbl_xmm_sar(li);
+            }
+            m
+        });
         // (L_2r, L_2r+1) and (L*_2r, L*_2r+1).
         let lv: [__m256i; R] = core::array::from_fn(|r| _mm256_set_m128i(lb[2 * r + 1], lb[2 * r]));
         let lsv: [__m256i; R] = core::array::from_fn(|r| {
@@ -1125,15 +1127,16 @@ unsafe fn ad_vaes(key: &AesKey, io: &IoPtrs<'_>, steps: usize, q: &mut u128, asu
     let mut qi = from_int(*q);
     let mut s = _mm256_setzero_si256();
     for step in 0..steps {
-        let mut m = [qi; W + 1];
-        for j in 1..=W {
-            m[j] = dbl_xmm_sar(m[j - 1]);
-        }
-        qi = m[W];
+        // Doubled in a register, as in `body_vaes`.
+        let m: [__m128i; W] = core::array::from_fn(|_| {
+            let m = bswap(qi);
+            qi = dbl_xmm_sar(qi);
+            m
+        });
         // SAFETY: blocks 16·step..16·step + 16 lie inside the input (caller).
         let mut x: [__m256i; R] = core::array::from_fn(|r| unsafe {
             let a = _mm256_loadu_si256(io.src.add(BLOCK * (step * W + 2 * r)).cast());
-            _mm256_xor_si256(a, _mm256_set_m128i(bswap(m[2 * r + 1]), bswap(m[2 * r])))
+            _mm256_xor_si256(a, _mm256_set_m128i(m[2 * r + 1], m[2 * r]))
         });
         enc_y!(&mut x, row, rounds);
         for xr in x {
