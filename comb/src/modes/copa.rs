@@ -38,7 +38,7 @@ use crate::gf128::tpl;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::{Error, JobResult, Op};
-use subtle::{Choice, ConstantTimeEq};
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 
 /// Blocks per window of the layered pass (2 KiB of scratch per buffer: L1-resident).
 pub(super) const WINDOW: usize = 128;
@@ -391,13 +391,16 @@ fn decrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State) {
     // Padding of the last block (partial only): its last non-zero byte must be 0x80. Found
     // without data-dependent branches: the plaintext of a forgery must not leak through
     // timing.
-    let mut pos = 0u32;
-    let mut val = 0u32;
-    for (j, &b) in last_block.iter().enumerate() {
-        let nz = 0u32.wrapping_sub((u32::from(b).wrapping_neg()) >> 31); // all ones iff b != 0
-        pos = (pos & !nz) | (j as u32 & nz);
-        val = (val & !nz) | (u32::from(b) & nz);
-    }
+    // On the block as one little-endian integer (byte j = bits 8j..8j+8): the last non-zero
+    // byte holds the highest set bit (LZCNT and a shift by a register count, both constant
+    // time). A loop over the bytes also worked, but had the compiler keep the whole last
+    // block as sixteen bytes, written out one by one (measured: decryption 40% slower).
+    let v = u128::from_le_bytes(last_block);
+    let nonzero = !v.ct_eq(&0);
+    let top_byte = 127u32.wrapping_sub(v.leading_zeros()) / 8;
+    let byte = (v.wrapping_shr(8 * top_byte) & 0xff) as u32;
+    let pos = u32::conditional_select(&0, &top_byte, nonzero);
+    let val = u32::conditional_select(&0, &byte, nonzero);
     let pad_ok = val.ct_eq(&0x80);
     let flag_ok = Choice::from(u8::from(flag <= 1));
     let ok = flag_ok & (!Choice::from(u8::from(partial)) | pad_ok);
