@@ -221,6 +221,9 @@ impl<'a> IoPtrs<'a> {
     /// the 16 bytes written back: the head of that window is the previous block's output,
     /// already written and rewritten unchanged (in place, the same memory holds output head
     /// and input tail, and the merge keeps exactly those).
+    // Inlined into each mode's tail code: left to the partition of the crate into codegen
+    // units, it became a call after unrelated changes (CTR 0.248 -> 0.261 TSC cycles/byte).
+    #[inline]
     pub(crate) fn xor_tail(&self, ks: &Block) {
         let n = self.len % BLOCK;
         if n == 0 {
