@@ -10,7 +10,8 @@
 //! Both multiplication variants exist here too (Karatsuba: 3 VPCLMULQDQ per pair plus a
 //! shuffle for `x1 ^ x0`; schoolbook: 4), so the benchmark can compare them on ymm.
 //!
-//! This CPU family (AMD Zen 3) has VPCLMULQDQ on ymm but no AVX-512: there is no zmm path.
+//! Where the CPU has AVX-512, GCM's stream runs on zmm instead ([`super::vclmul512`]); every
+//! other use of such a key (block-wise updates, the chain kernels) stays here.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
