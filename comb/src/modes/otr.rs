@@ -35,10 +35,11 @@
 //!    to a cross-job block pool (batched `encrypt_many`).
 //! 3. Message pairs: per job, whole steps of the wide pair kernel ([`body_ni`]: 8 pairs,
 //!    the 8 first-round blocks in flight, then the 8 second-round blocks; [`body_vaes`]: 16
-//!    pairs in 8 ymm registers per layer), masks doubled in registers. The remaining pairs of
-//!    all jobs go to a cross-job pair pool ([`PairPool`]) run by the same two-layer kernel with
-//!    per-lane keys and masks (8 lanes on xmm, 16 on ymm), so short messages (one or two
-//!    pairs) still fill the AES pipeline when batched.
+//!    pairs in 8 ymm registers per layer, then one narrower step of 2 to 14 pairs), masks
+//!    doubled in registers. The remaining pairs of all jobs (on ymm at most one per job) go
+//!    to a cross-job pair pool ([`PairPool`]) run by the same two-layer kernel with per-lane
+//!    keys and masks (8 lanes on xmm, 16 on ymm), so short messages (one or two pairs) still
+//!    fill the AES pipeline when batched.
 //! 4. Last chunk: first-round blocks of every job in one `encrypt_many`, the second-round
 //!    blocks (even last chunks) in another.
 //! 5. `TE` of every job and `TA` of every job with AD: one `encrypt_many`.
@@ -1040,43 +1041,50 @@ unsafe fn pool_vaes<const R: usize, const DEC: bool>(lanes: &[PairLane<'_>], sum
     }
 }
 
-/// Wide ymm body: `steps` steps of 16 whole pairs from pair 0 (register `r` of a layer holds
-/// pairs `2r` and `2r + 1` of the step); `l` and `sum` as in [`body_ni`].
+/// Wide ymm body: `steps` steps of `2R` whole pairs from pair `first` (register `r` of a
+/// layer holds pairs `2r` and `2r + 1` of the step); `l` (the mask of pair `first` on entry)
+/// and `sum` as in [`body_ni`]. `R = 8` for the long run of a message; narrower steps take
+/// what is left of it, so that a long message leaves at most one pair to the cross-job pool
+/// (whose per-pair bookkeeping cost as much as the kernel's work on the pairs it took).
 ///
 /// # Safety
-/// AVX2, VAES, AES-NI, SSSE3 (the token); `32 · 16 · steps` bytes inside input and output.
+/// AVX2, VAES, AES-NI, SSSE3 (the token); pairs `first..first + 2R · steps` inside input
+/// and output.
 #[target_feature(enable = "avx2,vaes,aes,ssse3")]
-unsafe fn body_vaes<const DEC: bool>(
+unsafe fn body_vaes<const R: usize, const DEC: bool>(
     key: &AesKey,
     io: &IoPtrs<'_>,
+    first: usize,
     steps: usize,
     l: &mut u128,
     sum: &mut Block,
 ) {
-    const R: usize = 8;
-    const W: usize = 2 * R;
     let rounds = key.rounds.min(14);
     let row = |_: usize, i: usize| rk2(key, i);
     let mut li = from_int(*l);
     let mut s = _mm256_setzero_si256();
     for step in 0..steps {
-        let p0 = step * W;
-        // The masks of pairs p0..p0 + 16 and the next step's first, doubled in a register
-        // (as an array filled in a loop, each doubling reloaded its input from the stack
-        // just after storing it: measured the costliest instructions of this kernel).
-        let lb: [__m128i; W + 1] = core::array::from_fn(|j| {
-            let m = bswap(li);
-            if j < W {
-                li = dbl_xmm_sar(li);
+        let p0 = first + step * 2 * R;
+        // The masks of pairs p0..p0 + 16 and the one after, doubled in a register (as an
+        // array filled in a loop, each doubling reloaded its input from the stack just after
+        // storing it: measured the costliest instructions of this kernel). Always the widest
+        // step's 17, so the doublings unroll (made conditional on `R`, they ran as a loop
+        // through memory again); a narrower step uses the first `2R + 1`.
+        let mut d = li;
+        let lb: [__m128i; 17] = core::array::from_fn(|j| {
+            let m = bswap(d);
+            if j < 16 {
+                d = dbl_xmm_sar(d);
             }
             m
         });
+        li = bswap(lb[2 * R]);
         // (L_2r, L_2r+1) and (L*_2r, L*_2r+1).
         let lv: [__m256i; R] = core::array::from_fn(|r| _mm256_set_m128i(lb[2 * r + 1], lb[2 * r]));
         let lsv: [__m256i; R] = core::array::from_fn(|r| {
             _mm256_xor_si256(lv[r], _mm256_set_m128i(lb[2 * r + 2], lb[2 * r + 1]))
         });
-        // SAFETY (loads/stores): pairs p0..p0 + 16 lie inside input and output (caller);
+        // SAFETY (loads/stores): pairs p0..p0 + 2R lie inside input and output (caller);
         // each pair's blocks are loaded before its stores.
         let ld2 = |r: usize, d: usize| unsafe {
             let lo = io.src.add(PAIR * (p0 + 2 * r) + d);
@@ -1173,11 +1181,26 @@ fn body_wide<const DEC: bool>(
         }
         Kernels::Vaes256(_) => {
             let steps = ell / 16;
-            if steps > 0 {
-                // SAFETY: the token proves AVX2, VAES, AES-NI and SSSE3; bounds as above.
-                unsafe { body_vaes::<DEC>(key, io, steps, l, sum) };
+            let first = 16 * steps;
+            // SAFETY (both calls): the token proves AVX2, VAES, AES-NI and SSSE3; the pairs
+            // run are 0..first + 2·regs <= ell, inside input and output as above.
+            unsafe {
+                if steps > 0 {
+                    body_vaes::<8, DEC>(key, io, 0, steps, l, sum);
+                }
+                let regs = (ell - first) / 2;
+                macro_rules! rest {
+                    ($($n:literal)*) => {
+                        match regs {
+                            0 => {}
+                            $($n => body_vaes::<$n, DEC>(key, io, first, 1, l, sum),)*
+                            _ => unreachable!("fewer than 16 pairs are left"),
+                        }
+                    };
+                }
+                rest!(1 2 3 4 5 6 7);
+                first + 2 * regs
             }
-            16 * steps
         }
     }
 }
