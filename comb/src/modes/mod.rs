@@ -25,7 +25,7 @@ pub(crate) mod silc;
 
 use crate::aes::AesKey;
 use crate::aes::{ChainLane, Kernels};
-use crate::block::{Block, BLOCK};
+use crate::block::{load_short, Block, BLOCK};
 use crate::sched::exec::{HasLane, Path};
 use crate::{Algorithm, JobResult, Op};
 
@@ -69,6 +69,23 @@ impl Drop for Prepared<'_> {
     fn drop(&mut self) {
         crate::block::wipe(&mut self.lane.chain);
     }
+}
+
+/// `num2str(τ mod 128, 7) ‖ 0* ‖ 1 ‖ N` as a big-endian integer, τ the tag length in bits:
+/// OCB3's nonce block (RFC 7253 §4.2) and OTR's `Format(τ, N)`, which are the same. `nonce`
+/// is 1..=15 bytes (validated; of a longer one the last 15 count). Read with [`load_short`]:
+/// a byte copy into a block, then a 16-byte load of it, stalled on the copy's stores (OTR,
+/// realistic mix: the costliest instruction outside its kernels).
+pub(crate) fn format_nonce(nonce: &[u8], tag_len: usize) -> u128 {
+    let n = nonce.len().min(BLOCK - 1);
+    // Byte k of the nonce at bits 8k; reversed, its last byte is the lowest and its first
+    // the highest, which the shift brings down to bit 8n - 8.
+    let v = u128::from_le_bytes(load_short(&nonce[nonce.len() - n..]))
+        .swap_bytes()
+        .checked_shr(8 * (BLOCK - n) as u32)
+        .unwrap_or(0);
+    let taglen_bits = ((8 * tag_len) % 128) as u128;
+    v | 1u128 << (8 * n) | taglen_bits << 121
 }
 
 /// Runs `alg`/`op` over validated jobs, writing `results[job.index]` for each. With

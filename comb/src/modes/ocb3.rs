@@ -38,7 +38,7 @@ use core::arch::x86_64::*;
 use crate::aes::ni::{load as ld, load_in, store as st, store_out};
 use crate::aes::{AesKey, Derived, Kernels, RoundKeys};
 use crate::block::{dbl, tag_matches, wipe, Block, IoPtrs, BLOCK};
-use crate::modes::{Prepared, TagIo};
+use crate::modes::{format_nonce, Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::{Error, JobResult, Op};
 use zeroize::Zeroize;
@@ -110,17 +110,6 @@ fn xor(a: &Block, b: &Block) -> Block {
 #[inline(always)]
 fn xor_into(a: &mut Block, b: &Block) {
     *a = xor(a, b);
-}
-
-/// The nonce block of RFC 7253 §4.2 for a `tag_len`-byte tag, as the big-endian integer:
-/// `num2str(TAGLEN mod 128, 7) || zeros(120 - bitlen(N)) || 1 || N`. `nonce` is 1..=15 bytes
-/// (validated).
-fn nonce_block(nonce: &[u8], tag_len: usize) -> u128 {
-    let n = nonce.len().min(15);
-    let mut b = [0u8; BLOCK];
-    b[BLOCK - n..].copy_from_slice(&nonce[nonce.len() - n..]);
-    let taglen_bits = ((8 * tag_len) % 128) as u128;
-    u128::from_be_bytes(b) | (1u128 << (8 * n)) | (taglen_bits << 121)
 }
 
 /// `Offset_0 = Stretch[1 + bottom..128 + bottom]` with `Stretch = Ktop || (Ktop[1..64] xor
@@ -570,7 +559,7 @@ fn run_chunk<const C: usize, const E: usize>(
             TagIo::In(t) => t.len(),
             TagIo::None => 0,
         };
-        let nb = nonce_block(job.nonce, tag_len);
+        let nb = format_nonce(job.nonce, tag_len);
         bottom[j] = (nb & 63) as u32;
         off[j] = (nb & !63).to_be_bytes();
     }
@@ -792,21 +781,21 @@ mod tests {
     }
 
     #[test]
-    fn nonce_block_layout() {
+    fn format_nonce_layout() {
         // RFC 7253 Appendix A sample: TAGLEN 128, N = BBAA99887766554433221100.
         let n = [
             0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33, 0x22, 0x11, 0x00,
         ];
-        let b = nonce_block(&n, 16).to_be_bytes();
+        let b = format_nonce(&n, 16).to_be_bytes();
         assert_eq!(b[..4], [0, 0, 0, 1]);
         assert_eq!(b[4..], n);
         // TAGLEN 96: 96 = 0b1100000 in the top 7 bits.
-        let b = nonce_block(&n, 12).to_be_bytes();
+        let b = format_nonce(&n, 12).to_be_bytes();
         assert_eq!(b[0], 0b1100_0000);
-        let b = nonce_block(&[0x42], 8).to_be_bytes();
+        let b = format_nonce(&[0x42], 8).to_be_bytes();
         assert_eq!(b[0], 64 << 1);
         assert_eq!(b[14..], [0x01, 0x42]);
-        let b = nonce_block(&[0xff; 15], 16).to_be_bytes();
+        let b = format_nonce(&[0xff; 15], 16).to_be_bytes();
         assert_eq!(b[0], 0x01);
         assert_eq!(b[1..], [0xff; 15]);
     }

@@ -60,7 +60,7 @@ use crate::aes::{AesKey, Derived, Kernels};
 use crate::block::{tag_matches, truncate, wipe, Block, IoPtrs, BLOCK};
 use crate::cpu::{NiToken, VaesToken};
 use crate::gf128::dbl_xmm_sar;
-use crate::modes::{Prepared, TagIo};
+use crate::modes::{format_nonce, Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::{Error, JobResult, Op};
 use zeroize::Zeroize;
@@ -128,16 +128,6 @@ fn ozp(b: &Block, n: usize) -> u128 {
     // Little-endian: byte `n` is bits 8n..8n+8 (none for n = 16).
     let pad = 0x80u128.checked_shl(8 * n as u32).unwrap_or(0);
     (u128::from_le_bytes(*b) | pad).swap_bytes()
-}
-
-/// `Format(τ, N)`: `[τ mod 128]_7 ‖ 0* ‖ 1 ‖ N`, τ = `tag_len` bytes in bits.
-fn nonce_block(nonce: &[u8], tag_len: usize) -> Block {
-    let mut b = [0u8; BLOCK];
-    let n = nonce.len().min(BLOCK - 1);
-    b[BLOCK - n..].copy_from_slice(&nonce[..n]);
-    b[0] = (((tag_len * 8) % 128) << 1) as u8;
-    b[BLOCK - n - 1] |= 1;
-    b
 }
 
 /// Whole block at byte offset `off` of the input (`off + 16 <= len`).
@@ -275,8 +265,12 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     // 1. L = E(Format(τ, N)) of every job.
     let mut batch = Batch::new(fill);
     for (j, job) in jobs.iter().enumerate() {
-        let nb = nonce_block(job.nonce, tag_len(&job.tag));
-        batch.push(int(&nb), job.lane.key, j, 0);
+        batch.push(
+            format_nonce(job.nonce, tag_len(&job.tag)),
+            job.lane.key,
+            j,
+            0,
+        );
     }
     batch.run(k);
     for i in 0..batch.n {
@@ -1296,10 +1290,10 @@ mod tests {
     #[test]
     fn nonce_format() {
         let n: Vec<u8> = (1..=12).collect();
-        let b = nonce_block(&n, 16);
+        let b = format_nonce(&n, 16).to_be_bytes();
         assert_eq!(b[..4], [0, 0, 0, 1]);
         assert_eq!(b[4..], n[..]);
-        let b = nonce_block(&n, 8);
+        let b = format_nonce(&n, 8).to_be_bytes();
         assert_eq!(b[0], 64 << 1);
     }
 
