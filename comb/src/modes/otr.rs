@@ -362,9 +362,12 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
                 ls ^ p
             } else {
                 let mut a = read_block(io, off);
-                s.m1 = int(&a);
+                let m1 = int(&a);
                 wipe(&mut a);
-                s.l ^ s.m1
+                // From the local, not read back from `s.m1`: a 16-byte load of the two word
+                // stores just made there waited for them (store forwarding fails).
+                s.m1 = m1;
+                s.l ^ m1
             }
         };
         batch.push(input, job.lane.key, j, 0);
