@@ -1309,51 +1309,41 @@ mod tests {
         assert_eq!(last_chunk(64), (1, 32));
     }
 
-    #[test]
-    fn dbl_blocks_doubles_both_lanes() {
-        if !std::is_x86_feature_detected!("avx2") {
-            return;
-        }
-        let mut v = 0x8123_4567_89ab_cdef_0011_2233_4455_66ffu128;
+    /// `f` applied to the masks `v` (low lane) and `w` (high lane) as blocks, against the
+    /// u128 model `model` on both, for 300 pairs of values from `v0` (top bits set and clear).
+    fn check_both_lanes(f: unsafe fn(__m256i) -> __m256i, model: impl Fn(u128) -> u128, v0: u128) {
+        let mut v = v0;
         for i in 0..300u32 {
-            let w = v.rotate_left(i * 7) ^ u128::from(i);
+            let w = v.rotate_left(i * 7) ^ u128::from(i) << 113;
             let (lo, hi) = (v.to_be_bytes(), w.to_be_bytes());
             let mut out = [0u8; 32];
-            // SAFETY: AVX2 checked above; 32-byte buffers.
+            // SAFETY: the callers checked AVX2 (what `f` needs); 32-byte buffers.
             unsafe {
                 let x = _mm256_loadu2_m128i(hi.as_ptr().cast(), lo.as_ptr().cast());
-                _mm256_storeu_si256(out.as_mut_ptr().cast(), dbl_blocks(x));
+                _mm256_storeu_si256(out.as_mut_ptr().cast(), f(x));
             }
-            assert_eq!(out[..16], dbl(v).to_be_bytes(), "low lane, {v:#x}");
-            assert_eq!(out[16..], dbl(w).to_be_bytes(), "high lane, {w:#x}");
-            v = dbl(v) ^ u128::from(i) << 120;
+            assert_eq!(out[..16], model(v).to_be_bytes(), "low lane, {v:#x}");
+            assert_eq!(out[16..], model(w).to_be_bytes(), "high lane, {w:#x}");
+            v = model(v) ^ u128::from(i).rotate_right(i);
+        }
+    }
+
+    #[test]
+    fn dbl_blocks_doubles_both_lanes() {
+        if std::is_x86_feature_detected!("avx2") {
+            check_both_lanes(dbl_blocks, dbl, 0x8123_4567_89ab_cdef_0011_2233_4455_66ff);
         }
     }
 
     #[test]
     fn times_x16_blocks_is_sixteen_doublings() {
-        if !std::is_x86_feature_detected!("avx2") {
-            return;
-        }
-        let mut v = 0xffff_4567_89ab_cdef_0011_2233_4455_66ffu128;
-        for i in 0..300u32 {
-            let w = v.rotate_left(i * 5) ^ u128::from(i) << 113;
-            let (lo, hi) = (v.to_be_bytes(), w.to_be_bytes());
-            let mut out = [0u8; 32];
-            // SAFETY: AVX2 checked above; 32-byte buffers.
-            unsafe {
-                let x = _mm256_loadu2_m128i(hi.as_ptr().cast(), lo.as_ptr().cast());
-                _mm256_storeu_si256(out.as_mut_ptr().cast(), times_x16_blocks(x));
-            }
-            let x16 = |mut a: u128| {
-                for _ in 0..16 {
-                    a = dbl(a);
-                }
-                a
-            };
-            assert_eq!(out[..16], x16(v).to_be_bytes(), "low lane, {v:#x}");
-            assert_eq!(out[16..], x16(w).to_be_bytes(), "high lane, {w:#x}");
-            v = x16(v) ^ u128::from(i).rotate_right(i);
+        let x16 = |a: u128| (0..16).fold(a, |a, _| dbl(a));
+        if std::is_x86_feature_detected!("avx2") {
+            check_both_lanes(
+                times_x16_blocks,
+                x16,
+                0xffff_4567_89ab_cdef_0011_2233_4455_66ff,
+            );
         }
     }
 
