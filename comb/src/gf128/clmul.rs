@@ -121,23 +121,13 @@ impl Wide {
     }
 }
 
-/// `acc += x ⊗ k`, unreduced. `kk` is `k1 ^ k0` in the low qword (Karatsuba only).
-#[inline]
-#[target_feature(enable = "pclmulqdq,sse2")]
-pub(super) fn mul_acc<const KARA: bool>(acc: &mut Wide, x: __m128i, k: __m128i, kk: __m128i) {
-    acc.lo = xor(acc.lo, _mm_clmulepi64_si128::<0x00>(x, k));
-    acc.hi = xor(acc.hi, _mm_clmulepi64_si128::<0x11>(x, k));
-    if KARA {
-        let xs = xor(x, _mm_shuffle_epi32::<0x4e>(x));
-        acc.mid = xor(acc.mid, _mm_clmulepi64_si128::<0x00>(xs, kk));
-    } else {
-        let m = xor(
-            _mm_clmulepi64_si128::<0x01>(x, k),
-            _mm_clmulepi64_si128::<0x10>(x, k),
-        );
-        acc.mid = xor(acc.mid, m);
-    }
-}
+mul_acc_fn!(
+    pub(super) fn mul_acc(Wide, __m128i),
+    "pclmulqdq,sse2",
+    _mm_clmulepi64_si128,
+    _mm_xor_si128,
+    _mm_shuffle_epi32
+);
 
 /// Folds the middle term and reduces with the variant's reduction.
 #[inline]

@@ -46,6 +46,30 @@
 mod dbl;
 mod soft;
 
+/// `$name(acc, x, k, kk)`: `acc += x ⊗ k` lane-wise, unreduced, for one register width.
+/// The xmm, ymm and zmm backends run the same arithmetic on 1, 2 and 4 lanes, with that
+/// width's carry-less multiply, xor and dword shuffle; this writes it once. `kk` holds the
+/// Karatsuba middle operands (`k1 ^ k0` in each lane's low qword), read only with `KARA`.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+macro_rules! mul_acc_fn {
+    ($vis:vis fn $name:ident($wide:ty, $v:ty), $feat:literal, $clmul:ident, $xor:ident, $shuffle:ident) => {
+        /// `acc += x ⊗ k` lane-wise, unreduced (see `mul_acc_fn!` in `gf128`).
+        #[inline]
+        #[target_feature(enable = $feat)]
+        $vis fn $name<const KARA: bool>(acc: &mut $wide, x: $v, k: $v, kk: $v) {
+            acc.lo = $xor(acc.lo, $clmul::<0x00>(x, k));
+            acc.hi = $xor(acc.hi, $clmul::<0x11>(x, k));
+            if KARA {
+                let xs = $xor(x, $shuffle::<0x4e>(x));
+                acc.mid = $xor(acc.mid, $clmul::<0x00>(xs, kk));
+            } else {
+                let m = $xor($clmul::<0x01>(x, k), $clmul::<0x10>(x, k));
+                acc.mid = $xor(acc.mid, m);
+            }
+        }
+    };
+}
+
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) mod clmul;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]

@@ -77,23 +77,13 @@ fn load_keys(k: &[u128; 2]) -> __m256i {
     unsafe { _mm256_loadu_si256(k.as_ptr().cast()) }
 }
 
-/// `acc += x ⊗ k` lane-wise, unreduced (`kk`: Karatsuba middle keys).
-#[inline]
-#[target_feature(enable = "avx2,vpclmulqdq")]
-fn mul_acc2<const KARA: bool>(acc: &mut Wide2, x: __m256i, k: __m256i, kk: __m256i) {
-    acc.lo = xor(acc.lo, _mm256_clmulepi64_epi128::<0x00>(x, k));
-    acc.hi = xor(acc.hi, _mm256_clmulepi64_epi128::<0x11>(x, k));
-    if KARA {
-        let xs = xor(x, _mm256_shuffle_epi32::<0x4e>(x));
-        acc.mid = xor(acc.mid, _mm256_clmulepi64_epi128::<0x00>(xs, kk));
-    } else {
-        let m = xor(
-            _mm256_clmulepi64_epi128::<0x01>(x, k),
-            _mm256_clmulepi64_epi128::<0x10>(x, k),
-        );
-        acc.mid = xor(acc.mid, m);
-    }
-}
+mul_acc_fn!(
+    fn mul_acc2(Wide2, __m256i),
+    "avx2,vpclmulqdq",
+    _mm256_clmulepi64_epi128,
+    _mm256_xor_si256,
+    _mm256_shuffle_epi32
+);
 
 /// Sum of the two lanes.
 #[inline]

@@ -76,24 +76,13 @@ fn load_keys(k: &[u128; 4]) -> __m512i {
     unsafe { _mm512_loadu_si512(k.as_ptr().cast()) }
 }
 
-/// `acc += x ⊗ k` lane-wise, unreduced (`kk`: Karatsuba middle keys).
-#[inline]
-#[target_feature(enable = "avx512f,vpclmulqdq")]
-fn mul_acc4<const KARA: bool>(acc: &mut Wide4, x: __m512i, k: __m512i, kk: __m512i) {
-    let xor = _mm512_xor_si512;
-    acc.lo = xor(acc.lo, _mm512_clmulepi64_epi128::<0x00>(x, k));
-    acc.hi = xor(acc.hi, _mm512_clmulepi64_epi128::<0x11>(x, k));
-    if KARA {
-        let xs = xor(x, _mm512_shuffle_epi32::<0x4e>(x));
-        acc.mid = xor(acc.mid, _mm512_clmulepi64_epi128::<0x00>(xs, kk));
-    } else {
-        let m = xor(
-            _mm512_clmulepi64_epi128::<0x01>(x, k),
-            _mm512_clmulepi64_epi128::<0x10>(x, k),
-        );
-        acc.mid = xor(acc.mid, m);
-    }
-}
+mul_acc_fn!(
+    fn mul_acc4(Wide4, __m512i),
+    "avx512f,vpclmulqdq",
+    _mm512_clmulepi64_epi128,
+    _mm512_xor_si512,
+    _mm512_shuffle_epi32
+);
 
 /// Sum of the four lanes.
 #[inline]
