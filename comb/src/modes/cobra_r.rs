@@ -23,13 +23,20 @@
 //! * `𝒜` = AES-COPA v1's PMAC1' of the AD keyed with `J`; `T = E(E(Σ ⊕ T_in) ⊕ N ⊕ 𝒜 ⊕
 //!   T_out)`.
 //!
-//! Scheduling. The chain has no AES call, only multiplications, so a message runs in windows
-//! of [`W`] pairs: the chain fills the window's `σ`/`ρ` values, then the window's first
-//! Feistel round is one wide ECB call ([`Kernels::parallel`]) and the second another (in
-//! decryption both rounds come first, from the ciphertext alone, then the chain). The
-//! per-message fixed work is batched across all jobs of the call: the AD hashes' final
-//! calls `𝒜 = E(v)` together with `E(Σ ⊕ T_in)` in one [`Kernels::encrypt_many`], then the
-//! tags `T` in another. The single path runs the same code with one job.
+//! Scheduling. The chain `x ← x·L ⊕ M_k` over the message blocks `X_1, Y_1, X_2, …` from `x
+//! = L ⊕ N` gives `σ_1, ρ_1, σ_2, …` (since `(L ⊕ N)·L = V_0`); it has no AES call. In the
+//! GHASH domain (`rev` of every value) it is exactly the Horner chain of the GHASH kernels
+//! with key `rev(L)`, so encryption stages `rev(M_k)` into the output (SSSE3 shuffles), runs
+//! the chains there, and the two Feistel rounds then replace the chain values with the
+//! ciphertext in windows of [`W`] pairs, each round one wide ECB call
+//! ([`Kernels::parallel`]). On the batch path the chains of all jobs are comb-scheduled
+//! (papers/000 Algorithm 1 over their block counts) and [`mul_chains`] advances up to eight
+//! of them per loop, two per VPCLMULQDQ register: the single path's one chain waits on
+//! every product's latency, the batch path's chains fill the multiplier. Decryption is
+//! parallel throughout (both rounds from the ciphertext, then independent products,
+//! [`GhashKey::mul_each`]). The per-message fixed work is batched across all jobs of the
+//! call: the AD hashes' final calls `𝒜 = E(v)` together with `E(Σ ⊕ T_in)` in one
+//! [`Kernels::encrypt_many`], then the tags `T` in another.
 //!
 //! Decryption is decrypt-then-verify in one pass (the tag needs `Σ`, i.e. every AES call of
 //! the message): the plaintext is written as it is computed and, on a tag mismatch (compared
@@ -41,10 +48,13 @@
 
 use crate::aes::{AesKey, Derived, Kernels, Parallel};
 use crate::block::{dbl, tag_matches, wipe, Block, IoPtrs, BLOCK};
-use crate::gf128::{tpl, GhashKey};
+use crate::gf128::{mul_chains, tpl, GhashKey, MulLane};
+use crate::modes::otr;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
+use crate::sched::plan::plan;
 use crate::{Error, JobResult, Op};
+use zeroize::Zeroize;
 
 /// Pairs per window: each Feistel round of a window is one wide ECB call of `W` blocks.
 const W: usize = 16;
@@ -56,8 +66,9 @@ const CHUNK: usize = 32;
 pub(crate) struct CobraKeys {
     /// Multiplication by `L` in the big-endian field, as a GCM-field key `rev(L)`.
     mul: GhashKey,
-    /// `L·L` (the first half of `V_0`).
-    ll: Block,
+    /// `rev(L)`, the chain's start without the nonce (its product by `L` is `L·L`, the
+    /// first half of `V_0`).
+    rl: Block,
     /// `L' = 4L` (`Δ_1`).
     lp: Block,
     /// `3(4L' ⊕ L)`.
@@ -80,8 +91,9 @@ fn xor(a: &Block, b: &Block) -> Block {
 }
 
 impl CobraKeys {
-    /// `x·L` in the big-endian field.
-    #[inline]
+    /// `x·L` in the big-endian field, one product (the tests' reference; the modes run
+    /// the chain and the products through the GHASH kernels).
+    #[cfg(test)]
     fn mul_l(&self, x: &Block) -> Block {
         let mut r = rev(x);
         let mut p = self.mul.mul_h(&r);
@@ -101,23 +113,21 @@ impl Derived for CobraKeys {
         key.encrypt_block(&mut l);
         let mut j = [0u8; BLOCK];
         key.encrypt_block(&mut j);
-        let mut rl = rev(&l);
+        let rl = rev(&l);
         let mul = GhashKey::new(&rl);
-        wipe(&mut rl);
         let lp = dbl(&dbl(&l));
         let mut dt = xor(&dbl(&dbl(&lp)), &l);
         let t_in = tpl(&dt);
         let t_out = tpl(&t_in);
         let ad0 = tpl(&tpl(&tpl(&j)));
-        let mut keys = CobraKeys {
+        let keys = CobraKeys {
             mul,
-            ll: [0; BLOCK],
+            rl,
             lp,
             t_in,
             t_out,
             ad0,
         };
-        keys.ll = keys.mul_l(&l);
         wipe(&mut l);
         wipe(&mut j);
         wipe(&mut dt);
@@ -127,7 +137,7 @@ impl Derived for CobraKeys {
 
 impl Drop for CobraKeys {
     fn drop(&mut self) {
-        wipe(&mut self.ll);
+        wipe(&mut self.rl);
         wipe(&mut self.lp);
         wipe(&mut self.t_in);
         wipe(&mut self.t_out);
@@ -197,112 +207,260 @@ fn ad_state(k: Kernels, key: &AesKey, d: &CobraKeys, ad: &[u8]) -> Block {
     v
 }
 
-/// `V_0 = L·L ⊕ N·L`.
-fn v0(d: &CobraKeys, nonce: &[u8]) -> Block {
+/// The chain's start in the GHASH domain: `rev(L ⊕ N)`, whose product by `L` is `V_0 = L·L ⊕
+/// N·L`, so that the chain `x ← x·L ⊕ M_k` over the message blocks gives `σ_1 = V_0 ⊕ X_1`
+/// first.
+fn chain_start(d: &CobraKeys, nonce: &[u8]) -> Block {
     let mut n = [0u8; BLOCK];
     n.copy_from_slice(&nonce[..BLOCK]);
-    xor(&d.ll, &d.mul_l(&n))
+    xor(&d.rl, &rev(&n))
 }
 
-/// Encrypts the message of `io` (spec §6) and returns `Σ`.
-fn encrypt_body(k: Kernels, key: &AesKey, d: &CobraKeys, io: &IoPtrs<'_>, nonce: &[u8]) -> Block {
-    let pairs = io.len / (2 * BLOCK);
-    let mut v = v0(d, nonce);
-    let mut delta = d.lp;
-    let mut sum = [0u8; BLOCK];
-    let mut sig = [[0u8; BLOCK]; W];
-    let mut rho = [[0u8; BLOCK]; W];
-    let mut buf = [[0u8; BLOCK]; W];
-    let mut dl = [[0u8; BLOCK]; W];
-    let mut p = 0;
-    while p < pairs {
-        let n = (pairs - p).min(W);
-        // The chain: σ, ρ of the window (reads the whole window before any write).
-        for i in 0..n {
-            let off = (p + i) * 2 * BLOCK;
-            let s = xor(&read_block(io, off), &v);
-            let r = xor(&read_block(io, off + BLOCK), &d.mul_l(&s));
-            v = d.mul_l(&r);
-            sum = xor(&sum, &xor(&s, &r));
-            sig[i] = s;
-            rho[i] = r;
-            dl[i] = delta;
-            buf[i] = xor(&s, &delta);
-            delta = dbl(&delta);
-        }
-        // Round 1: C_{2i-1} = E(σ ⊕ Δ) ⊕ ρ.
-        ecb(k, key, &mut buf[..n]);
-        for i in 0..n {
-            let c1 = xor(&buf[i], &rho[i]);
-            io.write_block((p + i) * 2 * BLOCK, &c1);
-            buf[i] = xor(&c1, &tpl(&dl[i]));
-        }
-        // Round 2: C_{2i} = E(C_{2i-1} ⊕ 3Δ) ⊕ σ.
-        ecb(k, key, &mut buf[..n]);
-        for i in 0..n {
-            io.write_block((p + i) * 2 * BLOCK + BLOCK, &xor(&buf[i], &sig[i]));
-        }
-        p += n;
-    }
-    for b in sig
-        .iter_mut()
-        .chain(&mut rho)
-        .chain(&mut buf)
-        .chain(&mut dl)
+/// `rev` on every block of `blocks`, in place.
+fn rev_blocks(k: Kernels, blocks: &mut [Block]) {
+    let n = blocks.len();
+    let p = blocks.as_flattened_mut().as_mut_ptr();
+    // SAFETY: the slice is 16·n readable and writable bytes, read and written in place.
+    unsafe { rev_raw(k, p, p, n) };
+}
+
+/// `rev` of every whole block of the input into the same place of the output (`io` in
+/// place: in place), returning the xor of the results.
+fn rev_io(k: Kernels, io: &IoPtrs<'_>) -> Block {
+    assert!(!io.dst.is_null() && io.len <= io.out_cap);
+    // SAFETY: `16·(len / 16) <= len` bytes are readable at `src` and, as len <= out_cap,
+    // writable at `dst`; IoPtrs' input and output are one buffer or disjoint.
+    unsafe { rev_raw(k, io.src, io.dst, io.len / BLOCK) }
+}
+
+/// `dst` block `i` = `rev(src` block `i)` for `i < n`; returns the xor of the results.
+///
+/// On x86 a byte reversal and a per-byte bit reversal, both SSSE3 byte shuffles from
+/// registers (no memory table, so constant time): the scalar `u128::reverse_bits` is some
+/// 30 instructions a block, more than the product it serves.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `16·n` bytes, equal or not overlapping.
+unsafe fn rev_raw(k: Kernels, src: *const u8, dst: *mut u8, n: usize) -> Block {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     {
-        wipe(b);
+        let _proof = k.ni();
+        // SAFETY: the token proves SSSE3 (every backend needs it); the ranges are the
+        // caller's.
+        unsafe { rev_ssse3(src, dst, n) }
     }
-    wipe(&mut v);
-    wipe(&mut delta);
-    sum
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    {
+        let _ = k;
+        let mut acc = [0u8; BLOCK];
+        for i in 0..n {
+            // SAFETY: block i is inside both ranges (caller).
+            unsafe {
+                let r = rev(&src.add(BLOCK * i).cast::<Block>().read_unaligned());
+                dst.add(BLOCK * i).cast::<Block>().write_unaligned(r);
+                acc = xor(&acc, &r);
+            }
+        }
+        acc
+    }
 }
 
-/// Decrypts the ciphertext of `io` (spec §7; the output is written, unverified) and returns
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[target_feature(enable = "ssse3")]
+unsafe fn rev_ssse3(src: *const u8, dst: *mut u8, n: usize) -> Block {
+    #[cfg(target_arch = "x86")]
+    use core::arch::x86::*;
+    #[cfg(target_arch = "x86_64")]
+    use core::arch::x86_64::*;
+    // The bit reversal of a nibble, placed in the high nibble (for a byte's low nibble) or
+    // in the low nibble (for its high one).
+    let rev_lo = _mm_setr_epi8(
+        0x00, -0x80, 0x40, -0x40, 0x20, -0x60, 0x60, -0x20, 0x10, -0x70, 0x50, -0x30, 0x30, -0x50,
+        0x70, -0x10,
+    );
+    let rev_hi = _mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15);
+    let swap = _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    let nib = _mm_set1_epi8(0x0f);
+    let mut acc = _mm_setzero_si128();
+    for i in 0..n {
+        // SAFETY: block i lies inside both ranges (caller); it is read before it is written.
+        let x = _mm_shuffle_epi8(unsafe { _mm_loadu_si128(src.add(BLOCK * i).cast()) }, swap);
+        let lo = _mm_and_si128(x, nib);
+        let hi = _mm_and_si128(_mm_srli_epi16::<4>(x), nib);
+        let r = _mm_or_si128(_mm_shuffle_epi8(rev_lo, lo), _mm_shuffle_epi8(rev_hi, hi));
+        acc = _mm_xor_si128(acc, r);
+        unsafe { _mm_storeu_si128(dst.add(BLOCK * i).cast(), r) };
+    }
+    let mut out = [0u8; BLOCK];
+    // SAFETY: `out` is 16 writable bytes.
+    unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), acc) };
+    out
+}
+
+/// The job's output as an in-place buffer of its `len` bytes: encryption keeps the chain's
+/// values there until the Feistel rounds overwrite them with the ciphertext, decryption
+/// keeps `σ_i, ρ_i` there until the products turn them into the plaintext.
+fn output_io<'a>(io: &'a mut IoPtrs<'_>) -> IoPtrs<'a> {
+    let len = io.len;
+    IoPtrs::in_place(io.output(len), len)
+}
+
+/// A pair left over by the wide Feistel kernel (at most one per message on ymm, seven on
+/// xmm), for the rounds batched across jobs.
+struct Leftover<'a> {
+    io: IoPtrs<'a>,
+    off: usize,
+    key: &'a AesKey,
+    delta: u128,
+}
+
+impl Drop for Leftover<'_> {
+    fn drop(&mut self) {
+        self.delta.zeroize();
+    }
+}
+
+/// The two Feistel rounds of every pair of every job, `Δ_1 = L'`: in encryption `(σ, ρ) ↦
+/// (C_{2i-1}, C_{2i})`, in decryption back. This is OTR's pair Feistel with `L'` for OTR's
+/// `L` (`E(Δ ⊕ A) ⊕ B`, then `E(3Δ ⊕ ·) ⊕ A`), so it runs on OTR's wide kernels; the few
+/// pairs they leave go through two multi-key calls for all jobs together.
+fn feistel<const DEC: bool>(
+    k: Kernels,
+    jobs: &[Prepared<'_>],
+    ios: &[IoPtrs<'_>],
+    d: &[&CobraKeys],
+) {
+    let mut rest: Vec<Leftover<'_>> = Vec::new();
+    for ((job, io), d) in jobs.iter().zip(ios).zip(d) {
+        let key = job.lane.key;
+        let pairs = io.len / (2 * BLOCK);
+        // The wide kernels write the pairs' output bytes: validation checked the room.
+        assert!(io.len <= io.out_cap && (io.len == 0 || !io.dst.is_null()));
+        let mut l = u128::from_be_bytes(d.lp);
+        // OTR's checksum of the pairs' second blocks, not COBRA-R's Σ: unused.
+        let mut unused = [0u8; BLOCK];
+        let done = otr::body_wide::<DEC>(k, key, io, pairs, &mut l, &mut unused);
+        wipe(&mut unused);
+        for p in done..pairs {
+            rest.push(Leftover {
+                io: *io,
+                off: 2 * BLOCK * p,
+                key,
+                delta: l,
+            });
+            l = otr::dbl(l);
+        }
+        l.zeroize();
+    }
+    let mut a = [[0u8; BLOCK]; CHUNK];
+    let mut b = [[0u8; BLOCK]; CHUNK];
+    let mut x = [[0u8; BLOCK]; CHUNK];
+    for chunk in rest.chunks(CHUNK) {
+        let n = chunk.len();
+        let keys: [&AesKey; CHUNK] = core::array::from_fn(|j| chunk[j.min(n - 1)].key);
+        // Encryption: a = σ, b = ρ, x = σ ⊕ Δ. Decryption: a = C_{2i-1}, b = C_{2i},
+        // x = C_{2i-1} ⊕ 3Δ.
+        for (j, lo) in chunk.iter().enumerate() {
+            a[j] = read_block(&lo.io, lo.off);
+            b[j] = read_block(&lo.io, lo.off + BLOCK);
+            let m = if DEC {
+                lo.delta ^ otr::dbl(lo.delta)
+            } else {
+                lo.delta
+            };
+            x[j] = (u128::from_be_bytes(a[j]) ^ m).to_be_bytes();
+        }
+        k.encrypt_many(&mut x[..n], &keys[..n]);
+        for (j, lo) in chunk.iter().enumerate() {
+            // Encryption: C_{2i-1} = E(σ ⊕ Δ) ⊕ ρ, then C_{2i-1} ⊕ 3Δ. Decryption: σ =
+            // E(C_{2i-1} ⊕ 3Δ) ⊕ C_{2i}, then σ ⊕ Δ.
+            let y = xor(&x[j], &b[j]);
+            b[j] = y;
+            let m = if DEC {
+                lo.delta
+            } else {
+                lo.delta ^ otr::dbl(lo.delta)
+            };
+            x[j] = (u128::from_be_bytes(y) ^ m).to_be_bytes();
+        }
+        k.encrypt_many(&mut x[..n], &keys[..n]);
+        for (j, lo) in chunk.iter().enumerate() {
+            // Encryption: C_{2i} = E(C_{2i-1} ⊕ 3Δ) ⊕ σ. Decryption: ρ = E(σ ⊕ Δ) ⊕ C_{2i-1}.
+            let second = xor(&x[j], &a[j]);
+            lo.io.write_block(lo.off, &b[j]);
+            lo.io.write_block(lo.off + BLOCK, &second);
+        }
+    }
+    for v in a.iter_mut().chain(&mut b).chain(&mut x) {
+        wipe(v);
+    }
+}
+
+/// The multiplication chains of all `outs` (staged `rev(M_k)`, in place), each from its
+/// start value: one message at a time on `Path::Single` (a latency-bound chain),
+/// comb-scheduled over the block counts on `Path::Comb`, [`mul_chains`] running up to its
+/// lane limit of independent chains per loop.
+fn run_chains(d: &[&CobraKeys], outs: &[IoPtrs<'_>], starts: &mut [Block], path: Path) {
+    match path {
+        Path::Comb { lanes } if outs.len() > 1 => {
+            let blocks: Vec<usize> = outs.iter().map(|io| io.len / BLOCK).collect();
+            let plan = plan(&blocks, lanes);
+            let mut group: Vec<MulLane<'_>> = Vec::with_capacity(lanes);
+            for g in &plan.groups {
+                let members = plan.members(g);
+                group.clear();
+                group.extend(members.iter().map(|&m| MulLane {
+                    key: &d[m].mul,
+                    x: starts[m],
+                    io: outs[m],
+                }));
+                let mut done = 0;
+                for w in plan.windows_of(g) {
+                    mul_chains(&mut group[..w.lanes], done, w.blocks);
+                    done += w.blocks;
+                }
+                for (&m, l) in members.iter().zip(group.iter_mut()) {
+                    starts[m] = l.x;
+                    wipe(&mut l.x);
+                }
+            }
+        }
+        _ => {
+            for ((d, io), x) in d.iter().zip(outs).zip(starts.iter_mut()) {
+                d.mul.mul_chain(x, io, 0, io.len / BLOCK);
+            }
+        }
+    }
+}
+
+/// Decryption after the Feistel rounds: the output holds `σ_i, ρ_i`; the plaintext is
+/// `X_i = σ_i ⊕ ρ_{i-1}·L` (`ρ_0·L` read as `V_0`) and `Y_i = ρ_i ⊕ σ_i·L`, independent
+/// products ([`GhashKey::mul_each`] over `σ_1, ρ_1, σ_2, …` in the GHASH domain). Returns
 /// `Σ`.
-fn decrypt_body(k: Kernels, key: &AesKey, d: &CobraKeys, io: &IoPtrs<'_>, nonce: &[u8]) -> Block {
-    let pairs = io.len / (2 * BLOCK);
-    let mut v = v0(d, nonce);
-    let mut delta = d.lp;
+fn unchain(k: Kernels, d: &CobraKeys, out: &IoPtrs<'_>, nonce: &[u8]) -> Block {
+    let blocks = out.len / BLOCK;
+    let mut prev = chain_start(d, nonce);
     let mut sum = [0u8; BLOCK];
-    let mut c1 = [[0u8; BLOCK]; W];
-    let mut c2 = [[0u8; BLOCK]; W];
-    let mut buf = [[0u8; BLOCK]; W];
-    let mut dl = [[0u8; BLOCK]; W];
-    let mut p = 0;
-    while p < pairs {
-        let n = (pairs - p).min(W);
-        for i in 0..n {
-            let off = (p + i) * 2 * BLOCK;
-            c1[i] = read_block(io, off);
-            c2[i] = read_block(io, off + BLOCK);
-            dl[i] = delta;
-            buf[i] = xor(&c1[i], &tpl(&delta));
-            delta = dbl(&delta);
+    let mut buf = [[0u8; BLOCK]; 2 * W];
+    let mut j = 0;
+    while j < blocks {
+        let n = (blocks - j).min(2 * W);
+        for (i, b) in buf[..n].iter_mut().enumerate() {
+            *b = read_block(out, (j + i) * BLOCK);
+            sum = xor(&sum, b);
         }
-        // σ = E(C_{2i-1} ⊕ 3Δ) ⊕ C_{2i}; the buffer then holds σ ⊕ Δ for round 1.
-        ecb(k, key, &mut buf[..n]);
-        for i in 0..n {
-            c2[i] = xor(&buf[i], &c2[i]); // σ
-            buf[i] = xor(&c2[i], &dl[i]);
+        rev_blocks(k, &mut buf[..n]);
+        let next = buf[n - 1];
+        d.mul.mul_each(&prev, &mut buf[..n]);
+        prev = next;
+        rev_blocks(k, &mut buf[..n]);
+        for (i, b) in buf[..n].iter().enumerate() {
+            out.write_block((j + i) * BLOCK, b);
         }
-        // ρ = E(σ ⊕ Δ) ⊕ C_{2i-1}.
-        ecb(k, key, &mut buf[..n]);
-        for i in 0..n {
-            let s = c2[i];
-            let r = xor(&buf[i], &c1[i]);
-            let off = (p + i) * 2 * BLOCK;
-            io.write_block(off, &xor(&s, &v));
-            io.write_block(off + BLOCK, &xor(&r, &d.mul_l(&s)));
-            v = d.mul_l(&r);
-            sum = xor(&sum, &xor(&s, &r));
-        }
-        p += n;
+        j += n;
     }
-    for b in c1.iter_mut().chain(&mut c2).chain(&mut buf).chain(&mut dl) {
-        wipe(b);
-    }
-    wipe(&mut v);
-    wipe(&mut delta);
+    buf.iter_mut().for_each(wipe);
+    wipe(&mut prev);
     sum
 }
 
@@ -314,24 +472,55 @@ pub(crate) fn run(
     jobs: &mut [Prepared<'_>],
     results: &mut [JobResult],
     op: Op,
-    _path: Path,
+    path: Path,
 ) {
-    for chunk in jobs.chunks_mut(CHUNK) {
+    // Σ of every job. Encryption: the messages staged into the outputs, then every job's
+    // multiplication chain (across jobs on the batch path), then the Feistel rounds.
+    let d: Vec<&CobraKeys> = jobs
+        .iter()
+        .map(|j| j.lane.key.derived::<CobraKeys>())
+        .collect();
+    let mut ios: Vec<IoPtrs<'_>> = jobs.iter().map(|j| j.lane.io).collect();
+    let mut sums: Vec<Block> = match op {
+        Op::Encrypt => {
+            // rev(M) into the outputs, the chains there (across jobs on the batch path), σ
+            // and ρ back from the GHASH domain (their xor is Σ), then the Feistel rounds.
+            for io in &ios {
+                rev_io(k, io);
+            }
+            let outs: Vec<IoPtrs<'_>> = ios.iter_mut().map(output_io).collect();
+            let mut x: Vec<Block> = jobs
+                .iter()
+                .zip(&d)
+                .map(|(j, d)| chain_start(d, j.nonce))
+                .collect();
+            run_chains(&d, &outs, &mut x, path);
+            x.iter_mut().for_each(wipe);
+            let sums = outs.iter().map(|o| rev_io(k, o)).collect();
+            feistel::<false>(k, jobs, &outs, &d);
+            sums
+        }
+        Op::Decrypt => {
+            feistel::<true>(k, jobs, &ios, &d);
+            let outs: Vec<IoPtrs<'_>> = ios.iter_mut().map(output_io).collect();
+            jobs.iter()
+                .zip(&outs)
+                .zip(&d)
+                .map(|((j, out), d)| unchain(k, d, out, j.nonce))
+                .collect()
+        }
+    };
+    for (chunk, sums) in jobs.chunks_mut(CHUNK).zip(sums.chunks(CHUNK)) {
         let Some(first) = chunk.first() else { continue };
         let n = chunk.len();
         // blocks[2j] = AD state v_j, blocks[2j+1] = Σ_j ⊕ T_in.
         let mut blocks = [[0u8; BLOCK]; 2 * CHUNK];
         let mut keys: [&AesKey; 2 * CHUNK] = [first.lane.key; 2 * CHUNK];
-        for (j, job) in chunk.iter().enumerate() {
+        for (j, (job, sum)) in chunk.iter().zip(sums).enumerate() {
             let key = job.lane.key;
             let d = key.derived::<CobraKeys>();
-            let io = job.lane.io;
-            let sum = match op {
-                Op::Encrypt => encrypt_body(k, key, d, &io, job.nonce),
-                Op::Decrypt => decrypt_body(k, key, d, &io, job.nonce),
-            };
             blocks[2 * j] = ad_state(k, key, d, job.ad);
-            blocks[2 * j + 1] = xor(&sum, &d.t_in);
+            blocks[2 * j + 1] = xor(sum, &d.t_in);
             keys[2 * j] = key;
             keys[2 * j + 1] = key;
         }
@@ -374,6 +563,7 @@ pub(crate) fn run(
             wipe(b);
         }
     }
+    sums.iter_mut().for_each(wipe);
 }
 
 #[cfg(test)]
@@ -400,8 +590,15 @@ mod tests {
         let d = CobraKeys::derive(&key);
         let n = hex("F0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF");
         assert_eq!(d.lp, blk("5C49F500D2C6FAFEBBD19AE71DC9BF9F"));
-        assert_eq!(d.ll, blk("B9BFD006D62B3543C3464EA064DA2407"));
-        assert_eq!(v0(&d, &n), blk("73FE6E7C8166AF53B530CD7FEA5FCCAB"));
+        let l = rev(&d.rl);
+        assert_eq!(d.mul_l(&l), blk("B9BFD006D62B3543C3464EA064DA2407"));
+        // V_0 = L·L ⊕ N·L, and the chain's start is the value whose product by L it is.
+        let v0 = blk("73FE6E7C8166AF53B530CD7FEA5FCCAB");
+        assert_eq!(
+            xor(&d.mul_l(&l), &d.mul_l(&n.clone().try_into().unwrap())),
+            v0
+        );
+        assert_eq!(d.mul_l(&rev(&chain_start(&d, &n))), v0);
         assert_eq!(
             d.mul_l(&blk("5E5175C87BF356D192DB143183AB4861")),
             blk("E2B3BABB3AD12902C0A2C672960E6180")
@@ -420,5 +617,139 @@ mod tests {
         let ad: Vec<u8> = (0u8..17).collect();
         assert_eq!(ad_hash(&ad[..16]), blk("C21BF837CE927A981926659A30CF70DD"));
         assert_eq!(ad_hash(&ad), blk("4B9EC72EF5CD197EFD51E2DC83595C28"));
+    }
+    /// Spec §6 and §7's tag literally, pair by pair, one product at a time: the reference
+    /// for the chains and products run in the GHASH domain. Returns `C ‖ T`.
+    fn reference_seal(k: Kernels, key: &AesKey, nonce: &[u8], ad: &[u8], m: &[u8]) -> Vec<u8> {
+        let d = CobraKeys::derive(key);
+        let l = rev(&d.rl);
+        let n: Block = nonce.try_into().unwrap();
+        let mut v = xor(&d.mul_l(&l), &d.mul_l(&n));
+        let mut delta = d.lp;
+        let mut sum = [0u8; BLOCK];
+        let mut out = Vec::new();
+        for pair in m.chunks_exact(2 * BLOCK) {
+            let s = xor(&pair[..BLOCK].try_into().unwrap(), &v);
+            let r = xor(&pair[BLOCK..].try_into().unwrap(), &d.mul_l(&s));
+            v = d.mul_l(&r);
+            sum = xor(&sum, &xor(&s, &r));
+            let mut c1 = xor(&s, &delta);
+            key.encrypt_block(&mut c1);
+            let c1 = xor(&c1, &r);
+            let mut c2 = xor(&c1, &tpl(&delta));
+            key.encrypt_block(&mut c2);
+            out.extend_from_slice(&c1);
+            out.extend_from_slice(&xor(&c2, &s));
+            delta = dbl(&delta);
+        }
+        let mut a = ad_state(k, key, &d, ad);
+        key.encrypt_block(&mut a);
+        let mut t = xor(&sum, &d.t_in);
+        key.encrypt_block(&mut t);
+        let mut t = xor(&xor(&t, &n), &xor(&a, &d.t_out));
+        key.encrypt_block(&mut t);
+        out.extend_from_slice(&t);
+        out
+    }
+
+    /// Messages of 0..=40 pairs (one window, several, and partial ones) in one batch with
+    /// mixed keys, nonces and AD: the batch path at several lane counts and the sequential
+    /// path equal the literal reference on every backend, and decryption in place gives
+    /// the plaintext back.
+    #[test]
+    fn paths_match_the_literal_specification() {
+        use crate::batch::{Engine, Job, Tag};
+        use crate::block::test_bytes as bytes;
+        use crate::{Algorithm, Op};
+        let alg = Algorithm::Aes128CobraR;
+        let keys: Vec<AesKey> = (0..3)
+            .map(|i| AesKey::new(&bytes(50 + i, 16)).unwrap())
+            .collect();
+        let pairs = [
+            0usize, 1, 2, 3, 5, 15, 16, 17, 31, 32, 33, 40, 7, 1, 24, 9, 2,
+        ];
+        let msgs: Vec<Vec<u8>> = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| bytes(100 + i as u64, 32 * p))
+            .collect();
+        let nonces: Vec<Vec<u8>> = (0..pairs.len())
+            .map(|i| bytes(200 + i as u64, 16))
+            .collect();
+        let ads: Vec<Vec<u8>> = (0..pairs.len())
+            .map(|i| bytes(300 + i as u64, i % 4 * 9))
+            .collect();
+        let key_of = |i: usize| &keys[i % keys.len()];
+        for b in crate::Backend::supported(&crate::CpuFeatures::detect()) {
+            let k = Kernels::new(b).unwrap();
+            let want: Vec<Vec<u8>> = (0..pairs.len())
+                .map(|i| reference_seal(k, key_of(i), &nonces[i], &ads[i], &msgs[i]))
+                .collect();
+            for lanes in [None, Some(1), Some(3), Some(16)] {
+                let engine = Engine::untuned(b).unwrap();
+                let engine = match lanes {
+                    Some(p) => engine.with_lanes(p).unwrap(),
+                    None => engine,
+                };
+                let mut outs: Vec<Vec<u8>> = msgs.iter().map(|m| vec![0; m.len()]).collect();
+                let mut tags = vec![[0u8; 16]; pairs.len()];
+                let mut jobs: Vec<Job<'_>> = outs
+                    .iter_mut()
+                    .zip(tags.iter_mut())
+                    .enumerate()
+                    .map(|(i, (o, t))| {
+                        Job::copy(key_of(i), &msgs[i], o)
+                            .with_iv(&nonces[i])
+                            .with_ad(&ads[i])
+                            .with_tag(Tag::Out(t))
+                    })
+                    .collect();
+                let results = match lanes {
+                    Some(_) => engine.process(alg, Op::Encrypt, &mut jobs),
+                    None => engine.process_sequential(alg, Op::Encrypt, &mut jobs),
+                };
+                drop(jobs);
+                for i in 0..pairs.len() {
+                    assert!(results[i].is_ok(), "{b:?} {lanes:?} job {i}");
+                    let mut got = outs[i].clone();
+                    got.extend_from_slice(&tags[i]);
+                    assert_eq!(got, want[i], "{b:?} {lanes:?} job {i} ({} pairs)", pairs[i]);
+                }
+                let mut jobs: Vec<Job<'_>> = outs
+                    .iter_mut()
+                    .zip(tags.iter())
+                    .enumerate()
+                    .map(|(i, (o, t))| {
+                        Job::in_place(key_of(i), o)
+                            .with_iv(&nonces[i])
+                            .with_ad(&ads[i])
+                            .with_tag(Tag::In(t))
+                    })
+                    .collect();
+                let results = match lanes {
+                    Some(_) => engine.process(alg, Op::Decrypt, &mut jobs),
+                    None => engine.process_sequential(alg, Op::Decrypt, &mut jobs),
+                };
+                drop(jobs);
+                for i in 0..pairs.len() {
+                    assert!(results[i].is_ok(), "{b:?} {lanes:?} job {i} decrypt");
+                    assert_eq!(outs[i], msgs[i], "{b:?} {lanes:?} job {i} decrypt");
+                }
+            }
+        }
+    }
+
+    /// The SSSE3 reversal equals `rev` on blocks with every byte value in every position.
+    #[test]
+    fn rev_blocks_is_rev() {
+        let mut blocks: Vec<Block> = (0..32u8)
+            .map(|i| core::array::from_fn(|j| (i * 16 + j as u8).wrapping_mul(37)))
+            .collect();
+        let want: Vec<Block> = blocks.iter().map(rev).collect();
+        let Some(k) = Kernels::new(crate::Backend::Ni) else {
+            return;
+        };
+        rev_blocks(k, &mut blocks);
+        assert_eq!(blocks, want);
     }
 }

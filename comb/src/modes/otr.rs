@@ -103,7 +103,7 @@ fn int(b: &Block) -> u128 {
 
 /// Doubling, constant time (the reduction is a mask).
 #[inline]
-fn dbl(v: u128) -> u128 {
+pub(crate) fn dbl(v: u128) -> u128 {
     (v << 1) ^ (0u128.wrapping_sub(v >> 127) & 0x87)
 }
 
@@ -1211,7 +1211,8 @@ unsafe fn ad_vaes(key: &AesKey, io: &IoPtrs<'_>, steps: usize, q: &mut u128, asu
 // kernel choice
 
 /// Whole wide steps of the message's first `ell` pairs (one job); returns the pairs done.
-fn body_wide<const DEC: bool>(
+/// Also COBRA-R's Feistel (the same two rounds, its `L'` for `L`).
+pub(crate) fn body_wide<const DEC: bool>(
     k: Kernels,
     key: &AesKey,
     io: &IoPtrs<'_>,
