@@ -46,8 +46,13 @@
 //! Secrets wiped: the chain value, `Σ`, masks, the window buffers, the AD-hash state and the
 //! tag block; the derived key material on drop.
 
+#[cfg(target_arch = "x86")]
+use core::arch::x86::*;
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::*;
+
 use crate::aes::{AesKey, Derived, Kernels, Parallel};
-use crate::block::{dbl, tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{dbl, load_short, tag_matches, wipe, Block, IoPtrs, BLOCK};
 use crate::gf128::{mul_chains, tpl, GhashKey, MulLane};
 use crate::modes::otr;
 use crate::modes::{Prepared, TagIo};
@@ -190,12 +195,14 @@ fn ad_state(k: Kernels, key: &AesKey, d: &CobraKeys, ad: &[u8]) -> Block {
         j += n;
     }
     let last = &ad[full * BLOCK..];
-    let mut pad = [0u8; BLOCK];
-    pad[..last.len()].copy_from_slice(last);
+    // The last block zero-padded by word loads, and its 10* bit set in a register: a byte
+    // store into the block, read back by word loads straight after, stalled them.
+    let mut pad = load_short(last);
     if last.len() == BLOCK {
         delta = tpl(&delta);
     } else {
-        pad[last.len()] = 0x80;
+        let bit = 0x80u128 << (8 * (BLOCK - 1 - last.len()));
+        pad = (u128::from_be_bytes(pad) | bit).to_be_bytes();
         delta = tpl(&tpl(&delta));
     }
     v = xor(&xor(&v, &delta), &pad);
@@ -244,10 +251,14 @@ fn rev_io(k: Kernels, io: &IoPtrs<'_>) -> Block {
 unsafe fn rev_raw(k: Kernels, src: *const u8, dst: *mut u8, n: usize) -> Block {
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     {
-        let _proof = k.ni();
-        // SAFETY: the token proves SSSE3 (every backend needs it); the ranges are the
-        // caller's.
-        unsafe { rev_ssse3(src, dst, n) }
+        // SAFETY: the tokens prove SSSE3 (every backend needs it) and AVX2 (VAES); the
+        // ranges are the caller's.
+        unsafe {
+            match k {
+                Kernels::Vaes256(_) => rev_avx2(src, dst, n),
+                Kernels::Ni(_) => rev_ssse3(src, dst, n),
+            }
+        }
     }
     #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
     {
@@ -265,21 +276,26 @@ unsafe fn rev_raw(k: Kernels, src: *const u8, dst: *mut u8, n: usize) -> Block {
     }
 }
 
+/// The per-byte bit reversal's two nibble tables: a nibble's reversal placed in the high
+/// nibble (for a byte's low nibble) and in the low nibble (for its high one).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+const REV_LO: [i8; 16] = [
+    0x00, -0x80, 0x40, -0x40, 0x20, -0x60, 0x60, -0x20, 0x10, -0x70, 0x50, -0x30, 0x30, -0x50,
+    0x70, -0x10,
+];
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+const REV_HI: [i8; 16] = [0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15];
+/// Byte `i` takes byte `15 - i`.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+const SWAP: [i8; 16] = [15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0];
+
+/// One block per step, xmm.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 #[target_feature(enable = "ssse3")]
 unsafe fn rev_ssse3(src: *const u8, dst: *mut u8, n: usize) -> Block {
-    #[cfg(target_arch = "x86")]
-    use core::arch::x86::*;
-    #[cfg(target_arch = "x86_64")]
-    use core::arch::x86_64::*;
-    // The bit reversal of a nibble, placed in the high nibble (for a byte's low nibble) or
-    // in the low nibble (for its high one).
-    let rev_lo = _mm_setr_epi8(
-        0x00, -0x80, 0x40, -0x40, 0x20, -0x60, 0x60, -0x20, 0x10, -0x70, 0x50, -0x30, 0x30, -0x50,
-        0x70, -0x10,
-    );
-    let rev_hi = _mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15);
-    let swap = _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    // SAFETY (table loads): each table is 16 readable bytes.
+    let [rev_lo, rev_hi, swap] =
+        [&REV_LO, &REV_HI, &SWAP].map(|t| unsafe { _mm_loadu_si128(t.as_ptr().cast()) });
     let nib = _mm_set1_epi8(0x0f);
     let mut acc = _mm_setzero_si128();
     for i in 0..n {
@@ -294,6 +310,44 @@ unsafe fn rev_ssse3(src: *const u8, dst: *mut u8, n: usize) -> Block {
     let mut out = [0u8; BLOCK];
     // SAFETY: `out` is 16 writable bytes.
     unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), acc) };
+    out
+}
+
+/// Two blocks per step on ymm (the shuffles work within each 128-bit half), then the odd
+/// block on xmm.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[target_feature(enable = "avx2,ssse3")]
+unsafe fn rev_avx2(src: *const u8, dst: *mut u8, n: usize) -> Block {
+    // SAFETY (table loads): each table is 16 readable bytes.
+    let [rev_lo, rev_hi, swap] = [&REV_LO, &REV_HI, &SWAP]
+        .map(|t| _mm256_broadcastsi128_si256(unsafe { _mm_loadu_si128(t.as_ptr().cast()) }));
+    let nib = _mm256_set1_epi8(0x0f);
+    let mut acc = _mm256_setzero_si256();
+    for i in 0..n / 2 {
+        // SAFETY: blocks 2i, 2i + 1 lie inside both ranges (caller); read before written.
+        let x = unsafe { _mm256_loadu_si256(src.add(2 * BLOCK * i).cast()) };
+        let x = _mm256_shuffle_epi8(x, swap);
+        let lo = _mm256_and_si256(x, nib);
+        let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(x), nib);
+        let r = _mm256_or_si256(
+            _mm256_shuffle_epi8(rev_lo, lo),
+            _mm256_shuffle_epi8(rev_hi, hi),
+        );
+        acc = _mm256_xor_si256(acc, r);
+        unsafe { _mm256_storeu_si256(dst.add(2 * BLOCK * i).cast(), r) };
+    }
+    let folded = _mm_xor_si128(
+        _mm256_castsi256_si128(acc),
+        _mm256_extracti128_si256::<1>(acc),
+    );
+    let mut out = [0u8; BLOCK];
+    // SAFETY: `out` is 16 writable bytes.
+    unsafe { _mm_storeu_si128(out.as_mut_ptr().cast(), folded) };
+    if n % 2 == 1 {
+        // SAFETY: the last block lies inside both ranges (caller).
+        let last = unsafe { rev_ssse3(src.add(BLOCK * (n - 1)), dst.add(BLOCK * (n - 1)), 1) };
+        out = xor(&out, &last);
+    }
     out
 }
 
@@ -739,17 +793,28 @@ mod tests {
         }
     }
 
-    /// The SSSE3 reversal equals `rev` on blocks with every byte value in every position.
+    /// The SSSE3 and AVX2 reversals equal `rev` on blocks with every byte value in every
+    /// position, for every count (odd ones leave AVX2 a block for xmm), copying and in
+    /// place, and return the xor of what they wrote.
     #[test]
-    fn rev_blocks_is_rev() {
-        let mut blocks: Vec<Block> = (0..32u8)
+    fn rev_kernels_are_rev() {
+        let blocks: Vec<Block> = (0..33u8)
             .map(|i| core::array::from_fn(|j| (i * 16 + j as u8).wrapping_mul(37)))
             .collect();
-        let want: Vec<Block> = blocks.iter().map(rev).collect();
-        let Some(k) = Kernels::new(crate::Backend::Ni) else {
-            return;
-        };
-        rev_blocks(k, &mut blocks);
-        assert_eq!(blocks, want);
+        for b in crate::Backend::supported(&crate::CpuFeatures::detect()) {
+            let k = Kernels::new(b).unwrap();
+            for n in 0..=blocks.len() {
+                let want: Vec<Block> = blocks[..n].iter().map(rev).collect();
+                let want_xor = want.iter().fold([0u8; BLOCK], |a, b| xor(&a, b));
+                let input = blocks[..n].as_flattened().to_vec();
+                let mut out = vec![0u8; 16 * n];
+                let got_xor = rev_io(k, &IoPtrs::copy(&input, &mut out));
+                assert_eq!(out, want.as_flattened(), "{b:?} n={n}");
+                assert_eq!(got_xor, want_xor, "{b:?} n={n}");
+                let mut inplace = blocks[..n].to_vec();
+                rev_blocks(k, &mut inplace);
+                assert_eq!(inplace, want, "{b:?} n={n} in place");
+            }
+        }
     }
 }
