@@ -223,14 +223,6 @@ fn chain_start(d: &CobraKeys, nonce: &[u8]) -> Block {
     xor(&d.rl, &rev(&n))
 }
 
-/// `rev` on every block of `blocks`, in place.
-fn rev_blocks(k: Kernels, blocks: &mut [Block]) {
-    let n = blocks.len();
-    let p = blocks.as_flattened_mut().as_mut_ptr();
-    // SAFETY: the slice is 16·n readable and writable bytes, read and written in place.
-    unsafe { rev_raw(k, p, p, n) };
-}
-
 /// `rev` of every whole block of the input into the same place of the output (`io` in
 /// place: in place), returning the xor of the results.
 fn rev_io(k: Kernels, io: &IoPtrs<'_>) -> Block {
@@ -492,6 +484,7 @@ fn run_chains(d: &[&CobraKeys], outs: &[IoPtrs<'_>], starts: &mut [Block], path:
 /// products ([`GhashKey::mul_each`] over `σ_1, ρ_1, σ_2, …` in the GHASH domain). Returns
 /// `Σ`.
 fn unchain(k: Kernels, d: &CobraKeys, out: &IoPtrs<'_>, nonce: &[u8]) -> Block {
+    assert!(!out.dst.is_null() && out.len <= out.out_cap);
     let blocks = out.len / BLOCK;
     let mut prev = chain_start(d, nonce);
     let mut sum = [0u8; BLOCK];
@@ -499,23 +492,25 @@ fn unchain(k: Kernels, d: &CobraKeys, out: &IoPtrs<'_>, nonce: &[u8]) -> Block {
     let mut j = 0;
     while j < blocks {
         let n = (blocks - j).min(2 * W);
-        for (i, b) in buf[..n].iter_mut().enumerate() {
-            *b = read_block(out, (j + i) * BLOCK);
-            sum = xor(&sum, b);
-        }
-        rev_blocks(k, &mut buf[..n]);
-        let next = buf[n - 1];
-        d.mul.mul_each(&prev, &mut buf[..n]);
-        prev = next;
-        rev_blocks(k, &mut buf[..n]);
-        for (i, b) in buf[..n].iter().enumerate() {
-            out.write_block((j + i) * BLOCK, b);
+        let b = buf.as_flattened_mut().as_mut_ptr();
+        // SAFETY: blocks j..j + n lie inside the output (16·blocks <= len <= out_cap), which
+        // `out` reads and writes in place; `buf` holds 2W >= n blocks and is not the output.
+        unsafe {
+            let x = rev_raw(k, out.src.add(BLOCK * j), b, n);
+            sum = xor(&sum, &x);
+            let next = buf[n - 1];
+            d.mul.mul_each(&prev, &mut buf[..n]);
+            prev = next;
+            rev_raw(k, buf.as_flattened().as_ptr(), out.dst.add(BLOCK * j), n);
         }
         j += n;
     }
     buf.iter_mut().for_each(wipe);
     wipe(&mut prev);
-    sum
+    // `rev` is linear: the xor of the reversed blocks is the reversal of their xor.
+    let s = rev(&sum);
+    wipe(&mut sum);
+    s
 }
 
 /// Runs COBRA-R `op` over validated jobs (16-byte nonce and tag, message an even number of
@@ -811,9 +806,9 @@ mod tests {
                 let got_xor = rev_io(k, &IoPtrs::copy(&input, &mut out));
                 assert_eq!(out, want.as_flattened(), "{b:?} n={n}");
                 assert_eq!(got_xor, want_xor, "{b:?} n={n}");
-                let mut inplace = blocks[..n].to_vec();
-                rev_blocks(k, &mut inplace);
-                assert_eq!(inplace, want, "{b:?} n={n} in place");
+                let mut inplace = input.clone();
+                rev_io(k, &IoPtrs::in_place(&mut inplace, 16 * n));
+                assert_eq!(inplace, want.as_flattened(), "{b:?} n={n} in place");
             }
         }
     }
