@@ -393,12 +393,16 @@ impl Algorithm {
         }
     }
 
-    /// Whether `op` is a dependent chain inside one message (and so comb-scheduled).
+    /// Whether `op` is a dependent chain inside one message (and so comb-scheduled; for
+    /// COBRA-R encryption the chain is of field multiplications, its AES calls parallel).
     pub fn is_chained(self, op: Op) -> bool {
         matches!(
             (self, op),
             (
-                Algorithm::AesCbc | Algorithm::AesCbcPkcs7 | Algorithm::AesCfb128,
+                Algorithm::AesCbc
+                    | Algorithm::AesCbcPkcs7
+                    | Algorithm::AesCfb128
+                    | Algorithm::Aes128CobraR,
                 Op::Encrypt
             ) | (
                 Algorithm::AesOfb
