@@ -29,15 +29,16 @@
 //! with key `rev(L)`, so encryption stages `rev(M_k)` into the output (byte shuffles: SSSE3,
 //! two blocks per AVX2 instruction on the VAES backend), runs the chains there, and reverses
 //! the chain values back (their xor is `Σ`). On the batch path the chains of all jobs are
-//! comb-scheduled (papers/000 Algorithm 1 over their block counts) and [`mul_chains`]
-//! advances up to eight of them per loop, two per VPCLMULQDQ register: the single path's one
-//! chain waits on every product's latency, the batch path's chains fill the multiplier.
+//! comb-scheduled (papers/000 Algorithm 1 over their block counts, by POET's chain driver)
+//! and [`crate::gf128::mul_chains`] advances up to eight of them per loop, two per
+//! VPCLMULQDQ register: the single path's one chain waits on every product's latency, the
+//! batch path's chains fill the multiplier.
 //!
 //! The two Feistel rounds are OTR's (`E(Δ ⊕ A) ⊕ B`, then `E(3Δ ⊕ ·) ⊕ A`, with `L'` for
-//! OTR's `L`), so they run on OTR's wide pair kernels, in place over the output; the pairs
-//! those leave (at most one per message on ymm, seven on xmm) go through two multi-key
-//! calls for all jobs together. Decryption is parallel throughout: the rounds from the
-//! ciphertext, then independent products ([`GhashKey::mul_each`], windows of `2W` blocks).
+//! OTR's `L`), so they run on OTR's code: its wide pair kernels, in place over the output,
+//! and its cross-job pair pool for the pairs those leave (at most one per message on ymm,
+//! seven on xmm). Decryption is parallel throughout: the rounds from the ciphertext, then
+//! independent products ([`GhashKey::mul_each`], windows of `2W` blocks).
 //! The per-message fixed work is batched across all jobs of the call: the AD hashes' final
 //! calls `𝒜 = E(v)` together with `E(Σ ⊕ T_in)` in one [`Kernels::encrypt_many`], then the
 //! tags `T` in another.
@@ -62,11 +63,11 @@ use core::arch::x86_64::*;
 
 use crate::aes::{AesKey, Derived, Kernels, Parallel};
 use crate::block::{dbl, load_short, tag_matches, wipe, Block, IoPtrs, BLOCK};
-use crate::gf128::{mul_chains, tpl, GhashKey, MulLane};
+use crate::gf128::{tpl, GhashKey};
 use crate::modes::otr;
+use crate::modes::poet_gf::{self, GfLane};
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
-use crate::sched::plan::plan;
 use crate::{Error, JobResult, Op};
 use zeroize::Zeroize;
 
@@ -157,15 +158,6 @@ impl Drop for CobraKeys {
         wipe(&mut self.t_out);
         wipe(&mut self.ad0);
     }
-}
-
-/// The whole input block `[off, off + 16)` (`off + 16 <= io.len`).
-#[inline]
-fn read_block(io: &IoPtrs<'_>, off: usize) -> Block {
-    assert!(off + BLOCK <= io.len);
-    let mut v = *io;
-    v.len = off + BLOCK;
-    v.read_from(off)
 }
 
 /// `E` on every block of `blocks` under `key`, through the wide ECB kernel.
@@ -360,131 +352,63 @@ fn output_io<'a>(io: &'a mut IoPtrs<'_>) -> IoPtrs<'a> {
     IoPtrs::in_place(io.output(len), len)
 }
 
-/// A pair left over by the wide Feistel kernel (at most one per message on ymm, seven on
-/// xmm), for the rounds batched across jobs.
-struct Leftover<'a> {
-    io: IoPtrs<'a>,
-    off: usize,
-    key: &'a AesKey,
-    delta: u128,
-}
-
-impl Drop for Leftover<'_> {
-    fn drop(&mut self) {
-        self.delta.zeroize();
-    }
-}
-
 /// The two Feistel rounds of every pair of every job, `Δ_1 = L'`: in encryption `(σ, ρ) ↦
 /// (C_{2i-1}, C_{2i})`, in decryption back. This is OTR's pair Feistel with `L'` for OTR's
-/// `L` (`E(Δ ⊕ A) ⊕ B`, then `E(3Δ ⊕ ·) ⊕ A`), so it runs on OTR's wide kernels; the few
-/// pairs they leave go through two multi-key calls for all jobs together.
+/// `L` (`E(Δ ⊕ A) ⊕ B`, then `E(3Δ ⊕ ·) ⊕ A`), so it runs on OTR's code: wide steps per job,
+/// the pairs they leave (at most one per message on ymm) in OTR's cross-job pair pool.
 fn feistel<const DEC: bool>(
     k: Kernels,
     jobs: &[Prepared<'_>],
     ios: &[IoPtrs<'_>],
     d: &[&CobraKeys],
 ) {
-    let mut rest: Vec<Leftover<'_>> = Vec::new();
-    for ((job, io), d) in jobs.iter().zip(ios).zip(d) {
-        let key = job.lane.key;
-        let pairs = io.len / (2 * BLOCK);
-        // The wide kernels write the pairs' output bytes: validation checked the room.
+    let Some(first) = jobs.first() else { return };
+    let mut pool = otr::PairPool::new(first.lane.key, ios[0]);
+    // OTR's checksum (the pairs' second blocks), not COBRA-R's Σ: dropped.
+    let mut drop_sum = |_: usize, _: &Block| {};
+    for (j, ((job, io), d)) in jobs.iter().zip(ios).zip(d).enumerate() {
+        // The kernels write the pairs' output bytes: validation checked the room.
         assert!(io.len <= io.out_cap && (io.len == 0 || !io.dst.is_null()));
+        let pairs = io.len / (2 * BLOCK);
         let mut l = u128::from_be_bytes(d.lp);
-        // OTR's checksum of the pairs' second blocks, not COBRA-R's Σ: unused.
         let mut unused = [0u8; BLOCK];
-        let done = otr::body_wide::<DEC>(k, key, io, pairs, &mut l, &mut unused);
+        let (key, pool) = (job.lane.key, &mut pool);
+        otr::pairs::<DEC>(
+            k,
+            key,
+            *io,
+            pairs,
+            &mut l,
+            &mut unused,
+            pool,
+            j,
+            &mut drop_sum,
+        );
         wipe(&mut unused);
-        for p in done..pairs {
-            rest.push(Leftover {
-                io: *io,
-                off: 2 * BLOCK * p,
-                key,
-                delta: l,
-            });
-            l = otr::dbl(l);
-        }
         l.zeroize();
     }
-    let mut a = [[0u8; BLOCK]; CHUNK];
-    let mut b = [[0u8; BLOCK]; CHUNK];
-    let mut x = [[0u8; BLOCK]; CHUNK];
-    for chunk in rest.chunks(CHUNK) {
-        let n = chunk.len();
-        let keys: [&AesKey; CHUNK] = core::array::from_fn(|j| chunk[j.min(n - 1)].key);
-        // Encryption: a = σ, b = ρ, x = σ ⊕ Δ. Decryption: a = C_{2i-1}, b = C_{2i},
-        // x = C_{2i-1} ⊕ 3Δ.
-        for (j, lo) in chunk.iter().enumerate() {
-            a[j] = read_block(&lo.io, lo.off);
-            b[j] = read_block(&lo.io, lo.off + BLOCK);
-            let m = if DEC {
-                lo.delta ^ otr::dbl(lo.delta)
-            } else {
-                lo.delta
-            };
-            x[j] = (u128::from_be_bytes(a[j]) ^ m).to_be_bytes();
-        }
-        k.encrypt_many(&mut x[..n], &keys[..n]);
-        for (j, lo) in chunk.iter().enumerate() {
-            // Encryption: C_{2i-1} = E(σ ⊕ Δ) ⊕ ρ, then C_{2i-1} ⊕ 3Δ. Decryption: σ =
-            // E(C_{2i-1} ⊕ 3Δ) ⊕ C_{2i}, then σ ⊕ Δ.
-            let y = xor(&x[j], &b[j]);
-            b[j] = y;
-            let m = if DEC {
-                lo.delta
-            } else {
-                lo.delta ^ otr::dbl(lo.delta)
-            };
-            x[j] = (u128::from_be_bytes(y) ^ m).to_be_bytes();
-        }
-        k.encrypt_many(&mut x[..n], &keys[..n]);
-        for (j, lo) in chunk.iter().enumerate() {
-            // Encryption: C_{2i} = E(C_{2i-1} ⊕ 3Δ) ⊕ σ. Decryption: ρ = E(σ ⊕ Δ) ⊕ C_{2i-1}.
-            let second = xor(&x[j], &a[j]);
-            lo.io.write_block(lo.off, &b[j]);
-            lo.io.write_block(lo.off + BLOCK, &second);
-        }
-    }
-    for v in a.iter_mut().chain(&mut b).chain(&mut x) {
-        wipe(v);
-    }
+    pool.flush::<DEC>(k, &mut drop_sum);
 }
 
 /// The multiplication chains of all `outs` (staged `rev(M_k)`, in place), each from its
-/// start value: one message at a time on `Path::Single` (a latency-bound chain),
-/// comb-scheduled over the block counts on `Path::Comb`, [`mul_chains`] running up to its
-/// lane limit of independent chains per loop.
-fn run_chains(d: &[&CobraKeys], outs: &[IoPtrs<'_>], starts: &mut [Block], path: Path) {
-    match path {
-        Path::Comb { lanes } if outs.len() > 1 => {
-            let blocks: Vec<usize> = outs.iter().map(|io| io.len / BLOCK).collect();
-            let plan = plan(&blocks, lanes);
-            let mut group: Vec<MulLane<'_>> = Vec::with_capacity(lanes);
-            for g in &plan.groups {
-                let members = plan.members(g);
-                group.clear();
-                group.extend(members.iter().map(|&m| MulLane {
-                    key: &d[m].mul,
-                    x: starts[m],
-                    io: outs[m],
-                }));
-                let mut done = 0;
-                for w in plan.windows_of(g) {
-                    mul_chains(&mut group[..w.lanes], done, w.blocks);
-                    done += w.blocks;
-                }
-                for (&m, l) in members.iter().zip(group.iter_mut()) {
-                    starts[m] = l.x;
-                    wipe(&mut l.x);
-                }
-            }
-        }
-        _ => {
-            for ((d, io), x) in d.iter().zip(outs).zip(starts.iter_mut()) {
-                d.mul.mul_chain(x, io, 0, io.len / BLOCK);
-            }
-        }
+/// start value, on POET's chain driver ([`poet_gf::chain`]): one message at a time on
+/// `Path::Single` (a latency-bound chain), comb-scheduled over the block counts on
+/// `Path::Comb`.
+fn run_chains(d: &[&CobraKeys], outs: &[IoPtrs<'_>], starts: &[Block], path: Path) {
+    let mut lanes: Vec<GfLane<'_>> = outs
+        .iter()
+        .zip(d)
+        .zip(starts)
+        .map(|((io, d), x)| GfLane {
+            io: *io,
+            g: &d.mul,
+            x: *x,
+            blocks: io.len / BLOCK,
+        })
+        .collect();
+    poet_gf::chain(&mut lanes, path);
+    for l in &mut lanes {
+        wipe(&mut l.x);
     }
 }
 
@@ -552,7 +476,7 @@ pub(crate) fn run(
                 .zip(&d)
                 .map(|(j, d)| chain_start(d, j.nonce))
                 .collect();
-            run_chains(&d, &outs, &mut x, path);
+            run_chains(&d, &outs, &x, path);
             x.iter_mut().for_each(wipe);
             let sums = outs.iter().map(|o| rev_io(k, o)).collect();
             feistel::<false>(k, jobs, &outs, &d);

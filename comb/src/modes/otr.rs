@@ -103,7 +103,7 @@ fn int(b: &Block) -> u128 {
 
 /// Doubling, constant time (the reduction is a mask).
 #[inline]
-pub(crate) fn dbl(v: u128) -> u128 {
+fn dbl(v: u128) -> u128 {
     (v << 1) ^ (0u128.wrapping_sub(v >> 127) & 0x87)
 }
 
@@ -313,33 +313,28 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     // 3. The whole pairs but the last chunk: wide steps per job, the rest pooled.
     let mut ppool = PairPool::new(fill, jobs[0].lane.io);
     for (j, job) in jobs.iter().enumerate() {
-        let key = job.lane.key;
         let io = job.lane.io;
         let (ell, _) = last_chunk(io.len);
+        let mut l = st[j].l;
         let mut sum = [0u8; BLOCK];
-        let done = body_wide::<DEC>(k, key, &io, ell, &mut st[j].l, &mut sum);
+        let mut sink = |slot: usize, b: &Block| st[slot].sum ^= int(b);
+        pairs::<DEC>(
+            k,
+            job.lane.key,
+            io,
+            ell,
+            &mut l,
+            &mut sum,
+            &mut ppool,
+            j,
+            &mut sink,
+        );
+        st[j].l = l;
         st[j].sum ^= int(&sum);
+        l.zeroize();
         wipe(&mut sum);
-        for p in done..ell {
-            let l = st[j].l;
-            let ls = l ^ dbl(l);
-            let (f, s) = if DEC { (ls, l) } else { (l, ls) };
-            ppool.push::<DEC>(
-                k,
-                st,
-                PairLane {
-                    io,
-                    off: PAIR * p,
-                    key,
-                    first: f.to_be_bytes(),
-                    second: s.to_be_bytes(),
-                    slot: j,
-                },
-            );
-            st[j].l = dbl(l);
-        }
     }
-    ppool.flush::<DEC>(k, st);
+    ppool.flush::<DEC>(k, &mut |slot, b| st[slot].sum ^= int(b));
 
     // 4. The last chunk, first round: E(L) (odd), E(L ⊕ A) (even, encryption) or
     //    E(L* ⊕ ozp(C_B)) (even, decryption).
@@ -548,7 +543,7 @@ impl Drop for BlockPool<'_> {
 /// One whole pair of some job: input at `io.src + off`, output at `io.dst + off`, the mask of
 /// the first round (`L_i` encrypting, `L*_i` decrypting) and of the second, the job's slot.
 #[derive(Clone, Copy)]
-struct PairLane<'a> {
+pub(crate) struct PairLane<'a> {
     io: IoPtrs<'a>,
     off: usize,
     key: &'a AesKey,
@@ -558,14 +553,15 @@ struct PairLane<'a> {
 }
 
 /// Pairs of any jobs, run `POOL` (ymm) or 8 (xmm) at a time through the two-round Feistel;
-/// the checksum block of each (`B`) is xored into its job's `sum`.
-struct PairPool<'a> {
+/// the checksum block of each (`B`) goes to the caller's sink with the pair's slot (OTR xors
+/// it into its job's `sum`; COBRA-R, whose checksum is another, drops it).
+pub(crate) struct PairPool<'a> {
     lanes: [PairLane<'a>; POOL],
     n: usize,
 }
 
 impl<'a> PairPool<'a> {
-    fn new(fill: &'a AesKey, io: IoPtrs<'a>) -> PairPool<'a> {
+    pub(crate) fn new(fill: &'a AesKey, io: IoPtrs<'a>) -> PairPool<'a> {
         let lane = PairLane {
             io,
             off: 0,
@@ -588,18 +584,27 @@ impl<'a> PairPool<'a> {
         }
     }
 
-    fn push<const DEC: bool>(&mut self, k: Kernels, st: &mut [State], lane: PairLane<'a>) {
+    fn push<const DEC: bool>(
+        &mut self,
+        k: Kernels,
+        lane: PairLane<'a>,
+        sink: &mut impl FnMut(usize, &Block),
+    ) {
         // The kernel reads 32 bytes of input and writes 32 of output at `off`.
         assert!(lane.off <= lane.io.len && PAIR <= lane.io.len - lane.off);
         assert!(lane.io.len <= lane.io.out_cap && !lane.io.dst.is_null());
         self.lanes[self.n] = lane;
         self.n += 1;
         if self.n == Self::width(k) {
-            self.flush::<DEC>(k, st);
+            self.flush::<DEC>(k, sink);
         }
     }
 
-    fn flush<const DEC: bool>(&mut self, k: Kernels, st: &mut [State]) {
+    pub(crate) fn flush<const DEC: bool>(
+        &mut self,
+        k: Kernels,
+        sink: &mut impl FnMut(usize, &Block),
+    ) {
         let n = self.n;
         if n == 0 {
             return;
@@ -625,7 +630,7 @@ impl<'a> PairPool<'a> {
             }
         }
         for (l, s) in lanes.iter().zip(sums.iter_mut()) {
-            st[l.slot].sum ^= int(s);
+            sink(l.slot, s);
             wipe(s);
         }
         self.n = 0;
@@ -1210,9 +1215,42 @@ unsafe fn ad_vaes(key: &AesKey, io: &IoPtrs<'_>, steps: usize, q: &mut u128, asu
 // ---------------------------------------------------------------------------------------
 // kernel choice
 
+/// The first `ell` whole pairs of one job (slot `slot` of `pool`) through the two-round
+/// Feistel, from `l`, the mask of pair 0 (on return the mask of pair `ell`): the wide steps
+/// here, their checksum xored into `sum`; the pairs they leave pushed to `pool`, whose
+/// checksum blocks reach `sink` when it runs. Also COBRA-R's Feistel (the same two rounds,
+/// its `L'` for `L`).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn pairs<'a, const DEC: bool>(
+    k: Kernels,
+    key: &'a AesKey,
+    io: IoPtrs<'a>,
+    ell: usize,
+    l: &mut u128,
+    sum: &mut Block,
+    pool: &mut PairPool<'a>,
+    slot: usize,
+    sink: &mut impl FnMut(usize, &Block),
+) {
+    let done = body_wide::<DEC>(k, key, &io, ell, l, sum);
+    for p in done..ell {
+        let ls = *l ^ dbl(*l);
+        let (first, second) = if DEC { (ls, *l) } else { (*l, ls) };
+        let lane = PairLane {
+            io,
+            off: PAIR * p,
+            key,
+            first: first.to_be_bytes(),
+            second: second.to_be_bytes(),
+            slot,
+        };
+        pool.push::<DEC>(k, lane, sink);
+        *l = dbl(*l);
+    }
+}
+
 /// Whole wide steps of the message's first `ell` pairs (one job); returns the pairs done.
-/// Also COBRA-R's Feistel (the same two rounds, its `L'` for `L`).
-pub(crate) fn body_wide<const DEC: bool>(
+fn body_wide<const DEC: bool>(
     k: Kernels,
     key: &AesKey,
     io: &IoPtrs<'_>,

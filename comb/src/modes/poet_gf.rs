@@ -104,7 +104,7 @@ pub(crate) struct GfLane<'a> {
     pub(crate) blocks: usize,
 }
 
-/// Pass A with the field hash over every lane.
+/// Pass A with the field hash over every lane (also COBRA-R's multiplication chain).
 ///
 /// Single path: one [`GhashKey::mul_chain`] call per message, the chain value in a register
 /// throughout (a single chain is latency-bound: one product's full latency per block).
