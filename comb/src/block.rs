@@ -75,6 +75,22 @@ pub(crate) fn truncate(b: &Block, n: usize) -> Block {
     merge(b, &[0; BLOCK], n)
 }
 
+/// `a ^ b`.
+#[inline(always)]
+pub(crate) fn xor(a: &Block, b: &Block) -> Block {
+    (u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b)).to_ne_bytes()
+}
+
+/// `b` with byte `n` set to `0x80`: the `10*` padding of a block whose bytes from `n` on
+/// are zero (`n` = 16, a whole block: unchanged). Register arithmetic: a byte store into the
+/// block followed by its 16-byte load cannot be forwarded and stalls the load (OCB3's and
+/// CMAC's padded last blocks). `n` is a public length.
+#[inline]
+pub(crate) fn pad10(b: &Block, n: usize) -> Block {
+    let bit = 0x80u128.checked_shl(8 * n as u32).unwrap_or(0);
+    (u128::from_le_bytes(*b) | bit).to_le_bytes()
+}
+
 /// `a[n..] ‖ 0ⁿ` (n <= 16): the block moved `n` bytes towards its start.
 #[inline]
 pub(crate) fn shift_to_front(a: &Block, n: usize) -> Block {
@@ -361,6 +377,11 @@ mod tests {
             let mut z = [0u8; BLOCK];
             z[..l].copy_from_slice(&a[..l]);
             assert_eq!(load_short(&a[..l]), z, "load_short, n = {l}");
+            let mut p = z;
+            if l < BLOCK {
+                p[l] = 0x80;
+            }
+            assert_eq!(pad10(&z, l), p, "pad10, n = {l}");
         }
         assert_eq!(
             load_short(&[7u8; 20]),

@@ -69,7 +69,7 @@
 use core::marker::PhantomData;
 
 use crate::aes::{AesKey, ChainLane, ChainRule, Kernels, Lanes};
-use crate::block::{tag_matches, truncate, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{load_short, pad10, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::modes::cmac::CbcMac;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, HasLane, Path};
@@ -122,7 +122,7 @@ impl Scheme for Cloc {
         let rest = &ad[BLOCK * step..];
         let b = match rest.first_chunk::<BLOCK>() {
             Some(full) => *full,
-            None => pad10(rest),
+            None => pad10(&zero_pad(rest), rest.len()),
         };
         if step == 0 {
             (u128::from_le_bytes(b) & !0x80).to_le_bytes() // fix0
@@ -204,23 +204,10 @@ pub(crate) fn g_pow(b: &Block, k: u32) -> Block {
     s.to_le_bytes()
 }
 
-/// `a ^ b`.
-#[inline(always)]
-pub(crate) fn xor(a: &Block, b: &Block) -> Block {
-    (u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b)).to_ne_bytes()
-}
-
-/// `bytes` (fewer than 16) followed by `0x80` and zeros.
-pub(crate) fn pad10(bytes: &[u8]) -> Block {
-    debug_assert!(bytes.len() < BLOCK);
-    (u128::from_le_bytes(zero_pad(bytes)) | (0x80 << (8 * (bytes.len() % BLOCK)))).to_le_bytes()
-}
-
 /// `bytes` (at most 16) followed by zeros.
 pub(crate) fn zero_pad(bytes: &[u8]) -> Block {
-    let mut b = [0u8; BLOCK];
-    b[..bytes.len()].copy_from_slice(bytes);
-    b
+    debug_assert!(bytes.len() <= BLOCK);
+    load_short(bytes)
 }
 
 /// CLOC's (and SILC's) encryption chain for [`run_chain`]: CFB with `fix1`, `C_i = M_i ^

@@ -6,7 +6,7 @@
 
 use crate::aes::AesKey;
 use crate::aes::{ChainRule, Kernels};
-use crate::block::{tag_matches, Block, BLOCK};
+use crate::block::{pad10, tag_matches, xor, Block, BLOCK};
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
@@ -35,17 +35,14 @@ pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResul
     for lane in jobs.iter().map(|j| &j.lane) {
         let off = BLOCK * lane.blocks;
         let rest = lane.io.len - off;
-        let mut b = lane.io.read_from(off);
+        // M_n* = pad10(M_n) with K2, or M_n with K1 (whole), in registers (see `pad10`).
+        let b = pad10(&lane.io.read_from(off), rest);
         let subkey = if rest == BLOCK {
             &lane.key.cmac_k1
         } else {
-            b[rest] = 0x80;
             &lane.key.cmac_k2
         };
-        for ((x, c), k) in b.iter_mut().zip(&lane.chain).zip(subkey) {
-            *x ^= c ^ k;
-        }
-        last.push(b);
+        last.push(xor(&xor(&b, &lane.chain), subkey));
     }
     let keys: Vec<&AesKey> = jobs.iter().map(|j| j.lane.key).collect();
     k.encrypt_many(&mut last, &keys);

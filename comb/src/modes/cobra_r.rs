@@ -62,7 +62,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::aes::{AesKey, Derived, Kernels, Parallel};
-use crate::block::{dbl, load_short, tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{dbl, load_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::gf128::{tpl, GhashKey};
 use crate::modes::otr;
 use crate::modes::poet_gf::{self, GfLane};
@@ -98,11 +98,6 @@ pub(crate) struct CobraKeys {
 #[inline]
 fn rev(b: &Block) -> Block {
     u128::from_be_bytes(*b).reverse_bits().to_be_bytes()
-}
-
-#[inline]
-fn xor(a: &Block, b: &Block) -> Block {
-    (u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b)).to_ne_bytes()
 }
 
 impl CobraKeys {

@@ -33,7 +33,7 @@
 //! every output byte is zeroed and the job fails with `AuthenticationFailed`.
 
 use crate::aes::{AesKey, Derived, Kernels, Parallel};
-use crate::block::{dbl, tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{dbl, pad10, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::gf128::tpl;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
@@ -67,11 +67,6 @@ impl Drop for CopaKey {
         wipe(&mut self.l);
         wipe(&mut self.l27);
     }
-}
-
-#[inline]
-pub(super) fn xor(a: &Block, b: &Block) -> Block {
-    (u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b)).to_ne_bytes()
 }
 
 #[inline]
@@ -242,7 +237,7 @@ fn header_sum(k: Kernels, job: &Prepared<'_>) -> Block {
     let (mut last, len) = header_block(ad, nonce, blocks - 1);
     delta = tpl(&delta);
     if len < BLOCK {
-        last[len] = 0x80;
+        last = pad10(&last, len);
         delta = tpl(&delta);
     }
     xor_into(&mut sum, &xor(&last, &delta));
@@ -291,9 +286,7 @@ fn encrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State) {
         for (sc, dn) in scratch[..c].iter_mut().zip(downs[..c].iter_mut()) {
             let last = i + 1 == n;
             let mut mb = if last && partial {
-                let mut b = io.read_from(BLOCK * i);
-                b[m - BLOCK * i] = 0x80;
-                b
+                pad10(&io.read_from(BLOCK * i), m - BLOCK * i)
             } else {
                 read_block(&io, BLOCK * i)
             };

@@ -42,7 +42,8 @@
 
 use crate::aes::{AesKey, Derived, Kernels};
 use crate::block::{
-    merge, shift_to_back, shift_to_front, splice, tag_matches, wipe, Block, IoPtrs, BLOCK,
+    load_short, merge, pad10, shift_to_back, shift_to_front, splice, tag_matches, wipe, xor, Block,
+    IoPtrs, BLOCK,
 };
 use crate::gf128::{GhashBackend, GhashKey, MulVariant};
 use crate::modes::{Prepared, TagIo};
@@ -106,11 +107,6 @@ impl Drop for McoeKeys {
         self.len_mask.iter_mut().for_each(wipe);
         // `k1` and the two GHASH keys wipe themselves.
     }
-}
-
-#[inline(always)]
-fn xor(a: &Block, b: &Block) -> Block {
-    core::array::from_fn(|i| a[i] ^ b[i])
 }
 
 /// Whole input block `i` of `io` (`16 * (i + 1) <= io.len`).
@@ -243,12 +239,7 @@ impl<'a> State<'a> {
     fn ad_block(&self, j: usize) -> Block {
         let rest = &self.ad[BLOCK * j..];
         let n = rest.len().min(BLOCK);
-        let mut b = [0u8; BLOCK];
-        b[..n].copy_from_slice(&rest[..n]);
-        if n < BLOCK {
-            b[n] = 0x80;
-        }
-        b
+        pad10(&load_short(&rest[..n]), n)
     }
 
     /// The cipher input of step `s`; `INV`: the body runs the inverse cipher.
@@ -488,8 +479,9 @@ fn finish(st: &State<'_>, job: &mut Prepared<'_>) -> JobResult {
 /// the inverse cipher, then τ forward. Every block of every run is one chain step, exactly
 /// as the spec's sequence of `Ẽ` calls.
 mod fused {
-    use super::{xor, State};
+    use super::State;
     use crate::aes::Kernels;
+    use crate::block::xor;
     use crate::block::{splice, wipe, Block, IoPtrs, BLOCK};
     use crate::sched::exec::Path;
     use crate::Op;

@@ -37,7 +37,7 @@ use core::arch::x86_64::*;
 
 use crate::aes::ni::{load as ld, load_in, store as st, store_out};
 use crate::aes::{AesKey, Derived, Kernels, RoundKeys};
-use crate::block::{dbl, tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{dbl, pad10, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::modes::{format_nonce, Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::{Error, JobResult, Op};
@@ -100,11 +100,6 @@ impl Drop for Ocb3Key {
         self.l_dollar.zeroize();
         self.l.zeroize();
     }
-}
-
-#[inline(always)]
-fn xor(a: &Block, b: &Block) -> Block {
-    (u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b)).to_ne_bytes()
 }
 
 #[inline(always)]
@@ -601,8 +596,7 @@ fn run_chunk<const C: usize, const E: usize>(
         bulk::<HASH>(k, tab, key, &ad, afull, &mut aoff, &mut sum[j]);
         let rest = ad.len % BLOCK;
         if rest != 0 {
-            let mut a = ad.read_from(BLOCK * afull);
-            a[rest] = 0x80;
+            let mut a = pad10(&ad.read_from(BLOCK * afull), rest);
             xor_into(&mut aoff, &tab.l_star);
             extra[e] = xor(&a, &aoff);
             extra_keys[e] = key;
@@ -627,14 +621,10 @@ fn run_chunk<const C: usize, const E: usize>(
                 io.xor_tail(x);
                 if op == Op::Decrypt {
                     // P_* = C_* ^ Pad, first `rest` bytes.
-                    for (i, (pi, xi)) in p.iter_mut().zip(x.iter()).enumerate() {
-                        if i < rest {
-                            *pi ^= xi;
-                        }
-                    }
+                    p = xor(&p, &truncate(x, rest));
                 }
-                // Checksum_* = Checksum_m ^ (P_* || 1 || 0*).
-                p[rest] = 0x80;
+                // Checksum_* = Checksum_m ^ (P_* || 1 || 0*), in registers (see `pad10`).
+                p = pad10(&p, rest);
                 xor_into(&mut check[j], &p);
                 wipe(&mut p);
             }

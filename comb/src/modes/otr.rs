@@ -57,7 +57,7 @@ use core::arch::x86_64::*;
 
 use crate::aes::ni::{load as ld, store as st};
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{tag_matches, truncate, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{pad10, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::cpu::{NiToken, VaesToken};
 use crate::gf128::dbl_xmm_sar;
 use crate::modes::{format_nonce, Prepared, TagIo};
@@ -125,9 +125,7 @@ fn mul7(v: u128) -> u128 {
 /// read back as 16 bytes stalls store forwarding).
 #[inline]
 fn ozp(b: &Block, n: usize) -> u128 {
-    // Little-endian: byte `n` is bits 8n..8n+8 (none for n = 16).
-    let pad = 0x80u128.checked_shl(8 * n as u32).unwrap_or(0);
-    (u128::from_le_bytes(*b) | pad).swap_bytes()
+    int(&pad10(b, n))
 }
 
 /// Whole block at byte offset `off` of the input (`off + 16 <= len`).
@@ -479,11 +477,6 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     for t in &mut tags[..n] {
         wipe(t);
     }
-}
-
-#[inline]
-fn xor(a: &Block, b: &Block) -> Block {
-    (u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b)).to_ne_bytes()
 }
 
 // ---------------------------------------------------------------------------------------

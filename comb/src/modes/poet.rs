@@ -69,7 +69,7 @@
 
 use crate::aes::{slot, AesKey, ChainLane, Derived, Kernels, Lanes, Parallel};
 use crate::block::{
-    merge, shift_to_back, shift_to_front, splice, tag_matches, wipe, Block, IoPtrs, BLOCK,
+    merge, shift_to_back, shift_to_front, splice, tag_matches, wipe, xor, Block, IoPtrs, BLOCK,
 };
 use crate::gf128::GhashKey;
 use crate::modes::cfb::CfbEncrypt;
@@ -193,11 +193,6 @@ impl<const GF: bool> Drop for PoetKeys<GF> {
 
 // ---------------------------------------------------------------------------------------
 // Small block helpers
-
-#[inline(always)]
-pub(crate) fn xor(a: &Block, b: &Block) -> Block {
-    (u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b)).to_ne_bytes()
-}
 
 #[inline(always)]
 fn xor_into(a: &mut Block, b: &Block) {

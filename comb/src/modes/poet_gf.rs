@@ -20,9 +20,9 @@
 //! The middle layer `E_K` / `E_K^{-1}` is the wide ECB kernel, as for v2.
 
 use crate::aes::Kernels;
-use crate::block::{wipe, Block, IoPtrs, BLOCK};
+use crate::block::{pad10, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::gf128::{mul_chains, GhashKey, MulLane};
-use crate::modes::poet::{header_block, run_poet, xor, xtime, Side};
+use crate::modes::poet::{header_block, run_poet, xtime, Side};
 use crate::modes::Prepared;
 use crate::sched::exec::Path;
 use crate::sched::plan::plan;
@@ -84,7 +84,7 @@ pub(crate) fn header_body(
     let mut mask = if n == BLOCK {
         xor(&m, &xtime(&m))
     } else {
-        last[n] = 0x80;
+        last = pad10(&last, n);
         xor(&m, &xtime(&xtime(&m)))
     };
     let z = xor(&last, &mask);

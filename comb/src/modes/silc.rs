@@ -16,8 +16,9 @@
 //! path the MAC blocks before the last run in CLOC's CBC-MAC pass, and the last block's call
 //! and the tag's are the two batched finalisation calls.
 
-use super::cloc::{run_scheme, xor, zero_pad, Scheme, PARAM};
+use super::cloc::{run_scheme, zero_pad, Scheme, PARAM};
 use crate::aes::Kernels;
+use crate::block::xor;
 use crate::block::{Block, BLOCK};
 use crate::modes::Prepared;
 use crate::sched::exec::Path;
