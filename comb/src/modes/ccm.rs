@@ -41,7 +41,7 @@
 //! 16-byte tag block.
 
 use crate::aes::{AesKey, ChainLane, CounterWidth, Kernels};
-use crate::block::{tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{load_short, tag_matches, wipe, Block, IoPtrs, BLOCK};
 use crate::modes::cmac::CbcMac;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
@@ -78,22 +78,25 @@ fn b0(nonce: &[u8], t: usize, has_ad: bool, len: usize) -> Block {
     let l = (len as u64).to_be_bytes();
     // Validation bounds the message by 2^(8q) - 1 bytes: the bytes dropped are zero.
     debug_assert!(q >= 8 || l[..8 - q].iter().all(|&b| b == 0));
-    let mut b = [0u8; BLOCK];
-    b[0] = (u8::from(has_ad) << 6) | (((t - 2) / 2) as u8) << 3 | (q - 1) as u8;
-    b[1..16 - q].copy_from_slice(nonce);
-    b[16 - q..].copy_from_slice(&l[8 - q..]);
-    b
+    let flags = (u8::from(has_ad) << 6) | (((t - 2) / 2) as u8) << 3 | (q - 1) as u8;
+    // As a little-endian integer: the flags in byte 0, the nonce in bytes 1..16 - q, and
+    // `[len]_q` in the last q bytes (the byte swap puts len's low byte in byte 15; its bytes
+    // above q are zero). Register arithmetic and word loads: byte stores and copies into the
+    // block, read back as 16 bytes by the caller, stalled store forwarding.
+    (u128::from(flags) | nonce_bytes(nonce) | u128::from(len as u64).swap_bytes()).to_le_bytes()
+}
+
+/// The nonce in bytes `1..16 - q` of an otherwise zero block, as a little-endian integer.
+fn nonce_bytes(nonce: &[u8]) -> u128 {
+    u128::from_le_bytes(load_short(nonce)) << 8
 }
 
 /// The counter block `A_i = (q - 1) || N || [i]_q` for `i` = 0 (the tag pad) or 1 (the first
 /// keystream block) (SP 800-38C §A.3).
 fn counter(nonce: &[u8], i: u8) -> Block {
     let q = q_of(nonce);
-    let mut a = [0u8; BLOCK];
-    a[0] = (q - 1) as u8;
-    a[1..16 - q].copy_from_slice(nonce);
-    a[15] = i;
-    a
+    // Little-endian: byte 0 the flags, then the nonce, byte 15 `i` (as in `b0`).
+    (u128::from((q - 1) as u8) | nonce_bytes(nonce) | u128::from(i) << 120).to_le_bytes()
 }
 
 /// The encoding of the AD length `a > 0` (SP 800-38C §A.2.2): the bytes and how many of them.

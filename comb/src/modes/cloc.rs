@@ -147,11 +147,11 @@ impl Scheme for Cloc {
     fn v(state: &Block, ad: &[u8], nonce: &[u8]) -> Block {
         // PARAM ‖ N ‖ 10* (the nonce is validated to 12 bytes; shorter would pad, longer is
         // cut at the block).
-        let mut pn = [0u8; BLOCK];
-        pn[0] = PARAM;
+        // As a little-endian integer (word loads: a block of byte stores and copies, read
+        // back as 16 bytes, stalled store forwarding).
         let n = nonce.len().min(BLOCK - 1);
-        pn[1..=n].copy_from_slice(&nonce[..n]);
-        let mut s = xor(state, &pn);
+        let pn = u128::from(PARAM) | u128::from_le_bytes(load_short(&nonce[..n])) << 8;
+        let mut s = xor(state, &pn.to_le_bytes());
         if n + 1 < BLOCK {
             s = (u128::from_le_bytes(s) ^ (0x80 << (8 * (n + 1)))).to_le_bytes();
         }

@@ -18,8 +18,7 @@
 
 use super::cloc::{run_scheme, zero_pad, Scheme, PARAM};
 use crate::aes::Kernels;
-use crate::block::xor;
-use crate::block::{Block, BLOCK};
+use crate::block::{load_short, xor, Block, BLOCK};
 use crate::modes::Prepared;
 use crate::sched::exec::Path;
 use crate::{JobResult, Op};
@@ -47,12 +46,11 @@ impl Scheme for Silc {
 
     fn ad_input(state: &Block, ad: &[u8], nonce: &[u8], step: usize) -> Block {
         if step == 0 {
-            // 0...0 ‖ PARAM ‖ N, the nonce in the last bytes.
-            let mut b = [0u8; BLOCK];
-            let at = BLOCK - nonce.len();
-            b[at - 1] = PARAM;
-            b[at..].copy_from_slice(nonce);
-            return b;
+            // 0...0 ‖ PARAM ‖ N, the nonce in the last bytes (validated: 12 of them), as a
+            // little-endian integer, as CLOC's nonce block.
+            let at = BLOCK - nonce.len().min(BLOCK - 1);
+            let n = u128::from_le_bytes(load_short(nonce)) << (8 * at);
+            return (u128::from(PARAM) << (8 * (at - 1)) | n).to_le_bytes();
         }
         let rest = &ad[BLOCK * (step - 1)..];
         let a = match rest.first_chunk::<BLOCK>() {
