@@ -7,7 +7,7 @@
 
 use crate::aes::AesKey;
 use crate::aes::{ChainRule, Kernels, Parallel};
-use crate::block::{Block, BLOCK};
+use crate::block::{merge, xor, Block, BLOCK};
 use crate::modes::Prepared;
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
@@ -41,14 +41,14 @@ pub(crate) fn encrypt(
     for lane in jobs.iter().map(|j| &j.lane) {
         let off = BLOCK * lane.blocks;
         let rest = lane.io.len - off;
-        let mut b = lane.io.read_from(off);
-        for x in &mut b[rest..] {
-            *x = (BLOCK - rest) as u8;
-        }
-        for (x, c) in b.iter_mut().zip(&lane.chain) {
-            *x ^= c;
-        }
-        last.push(b);
+        // PKCS#7: bytes rest..16 all BLOCK - rest. Merged in registers: byte stores into the
+        // block, then its 16-byte load by the cipher call, stalled store forwarding.
+        let b = merge(
+            &lane.io.read_from(off),
+            &[(BLOCK - rest) as u8; BLOCK],
+            rest,
+        );
+        last.push(xor(&b, &lane.chain));
     }
     let keys: Vec<&AesKey> = jobs.iter().map(|j| j.lane.key).collect();
     k.encrypt_many(&mut last, &keys);

@@ -41,7 +41,7 @@
 //! 16-byte tag block.
 
 use crate::aes::{AesKey, ChainLane, CounterWidth, Kernels};
-use crate::block::{load_short, tag_matches, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{load_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::modes::cmac::CbcMac;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
@@ -311,10 +311,10 @@ fn absorb_tail(lane: &mut ChainLane<'_>) {
     if lane.io.len.is_multiple_of(BLOCK) {
         return;
     }
+    // One 16-byte xor: xored byte by byte, the chain's byte stores stalled the 16-byte load
+    // of the next cipher call.
     let mut tail = lane.io.read_from(lane.blocks * BLOCK);
-    for (c, x) in lane.chain.iter_mut().zip(&tail) {
-        *c ^= x;
-    }
+    lane.chain = xor(&lane.chain, &tail);
     wipe(&mut tail);
 }
 
@@ -348,9 +348,7 @@ fn finish(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult], op: 
             } else {
                 job.lane.chain
             };
-            for (x, e) in s.iter_mut().zip(&blocks[at]) {
-                *x ^= e;
-            }
+            s = xor(&s, &blocks[at]);
             at += 1;
             results[job.index] = match op {
                 Op::Encrypt => seal(k, job, &s),

@@ -23,7 +23,7 @@
 //! (the full 16-byte tag block). `J0` itself is the job's `chain`, wiped with the job.
 
 use crate::aes::{AesKey, CounterWidth, Kernels};
-use crate::block::{tag_matches, wipe, Block, BLOCK};
+use crate::block::{tag_matches, wipe, xor, Block, BLOCK};
 use crate::gf128::{Aggregation, GhashKey};
 use crate::modes::{Prepared, TagIo};
 use crate::{Error, JobResult, Op};
@@ -169,9 +169,7 @@ fn finish_encrypt(job: &mut Prepared<'_>, s: &mut Block, ek: &Block) -> JobResul
     let TagIo::Out(tag) = &mut job.tag else {
         return Err(Error::TagMisuse); // excluded by validation
     };
-    for (x, e) in s.iter_mut().zip(ek) {
-        *x ^= e;
-    }
+    *s = xor(s, ek);
     let n = tag.len().min(BLOCK);
     tag[..n].copy_from_slice(&s[..n]);
     Ok(job.lane.io.len)
@@ -191,9 +189,7 @@ fn finish_decrypt(
     };
     let io = job.lane.io;
     let len = io.len;
-    for (x, e) in s.iter_mut().zip(ek) {
-        *x ^= e;
-    }
+    *s = xor(s, ek);
     if !tag_matches(s, expected) {
         io.zero_output(len);
         return Err(Error::AuthenticationFailed);
