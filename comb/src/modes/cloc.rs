@@ -122,7 +122,7 @@ impl Scheme for Cloc {
         let rest = &ad[BLOCK * step..];
         let b = match rest.first_chunk::<BLOCK>() {
             Some(full) => *full,
-            None => pad10(&zero_pad(rest), rest.len()),
+            None => pad10(&load_short(rest), rest.len()),
         };
         if step == 0 {
             (u128::from_le_bytes(b) & !0x80).to_le_bytes() // fix0
@@ -146,15 +146,11 @@ impl Scheme for Cloc {
 
     fn v(state: &Block, ad: &[u8], nonce: &[u8]) -> Block {
         // PARAM ‖ N ‖ 10* (the nonce is validated to 12 bytes; shorter would pad, longer is
-        // cut at the block).
-        // As a little-endian integer (word loads: a block of byte stores and copies, read
-        // back as 16 bytes, stalled store forwarding).
+        // cut at the block), as a little-endian integer from word loads (a block of byte
+        // stores and copies, read back as 16 bytes, stalled store forwarding).
         let n = nonce.len().min(BLOCK - 1);
         let pn = u128::from(PARAM) | u128::from_le_bytes(load_short(&nonce[..n])) << 8;
-        let mut s = xor(state, &pn.to_le_bytes());
-        if n + 1 < BLOCK {
-            s = (u128::from_le_bytes(s) ^ (0x80 << (8 * (n + 1)))).to_le_bytes();
-        }
+        let mut s = xor(state, &pad10(&pn.to_le_bytes(), n + 1));
         // f2 when the AD was 10*-padded (empty or not whole blocks), f1 otherwise.
         let padded = ad.is_empty() || !ad.len().is_multiple_of(BLOCK);
         let v = g_pow(&s, if padded { 1 } else { 8 });
@@ -170,10 +166,9 @@ impl Scheme for Cloc {
         match last {
             None => g_pow(v, 2), // g1
             Some((c, n)) => {
-                let mut t = xor(ts, c);
+                // 10*: the padding bit after the n bytes (c is zero beyond them).
+                let mut t = xor(ts, &pad10(c, n));
                 let out = if n < BLOCK {
-                    // 10*: the padding bit after the n bytes (c is zero beyond them).
-                    t = (u128::from_le_bytes(t) ^ (0x80 << (8 * n))).to_le_bytes();
                     g_pow(&t, 1) // f2
                 } else {
                     g_pow(&t, 8) // f1
@@ -202,12 +197,6 @@ pub(crate) fn g_pow(b: &Block, k: u32) -> Block {
         s = (s >> 32) | (u128::from(ab) << 96);
     }
     s.to_le_bytes()
-}
-
-/// `bytes` (at most 16) followed by zeros.
-pub(crate) fn zero_pad(bytes: &[u8]) -> Block {
-    debug_assert!(bytes.len() <= BLOCK);
-    load_short(bytes)
 }
 
 /// CLOC's (and SILC's) encryption chain for [`run_chain`]: CFB with `fix1`, `C_i = M_i ^

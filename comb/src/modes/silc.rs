@@ -16,7 +16,7 @@
 //! path the MAC blocks before the last run in CLOC's CBC-MAC pass, and the last block's call
 //! and the tag's are the two batched finalisation calls.
 
-use super::cloc::{run_scheme, zero_pad, Scheme, PARAM};
+use super::cloc::{run_scheme, Scheme, PARAM};
 use crate::aes::Kernels;
 use crate::block::{load_short, xor, Block, BLOCK};
 use crate::modes::Prepared;
@@ -55,7 +55,7 @@ impl Scheme for Silc {
         let rest = &ad[BLOCK * (step - 1)..];
         let a = match rest.first_chunk::<BLOCK>() {
             Some(full) => *full,
-            None => zero_pad(rest),
+            None => load_short(rest),
         };
         xor(state, &a)
     }
