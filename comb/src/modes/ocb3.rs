@@ -109,12 +109,19 @@ fn xor_into(a: &mut Block, b: &Block) {
 
 /// `Offset_0 = Stretch[1 + bottom..128 + bottom]` with `Stretch = Ktop || (Ktop[1..64] xor
 /// Ktop[9..72])` (RFC 7253 §4.2). `bottom` (< 64) comes from the public nonce.
+///
+/// On the three 64-bit words of `Stretch`: each word of the offset is a funnel shift of two
+/// neighbours (a double-word shift), where the `u128` shifts cost a compare and conditional
+/// moves per shift, once per message.
 fn stretch(ktop: &Block, bottom: u32) -> Block {
+    debug_assert!(bottom < 64);
     let k = u128::from_be_bytes(*ktop);
-    let ext = ((k >> 64) as u64) ^ ((k >> 56) as u64);
-    // For bottom = 0 the second shift is by 64, moving all of `ext` out: Offset_0 = Ktop.
-    let o = (k << bottom) | (u128::from(ext) >> (64 - bottom));
-    o.to_be_bytes()
+    let (w0, w1) = ((k >> 64) as u64, k as u64);
+    let w2 = w0 ^ ((w0 << 8) | (w1 >> 56));
+    // The 64 bits from bit `bottom` of `a || b`. `b >> 1 >> (63 - bottom)` is `b >> (64 -
+    // bottom)` without the undefined shift by 64 when `bottom` is 0.
+    let funnel = |a: u64, b: u64| (a << bottom) | ((b >> 1) >> (63 - bottom));
+    ((u128::from(funnel(w0, w1)) << 64) | u128::from(funnel(w1, w2))).to_be_bytes()
 }
 
 /// Kernel modes: OCB encryption, OCB decryption, and `HASH(K, A)` over whole AD blocks.
@@ -561,11 +568,9 @@ fn run_chunk<const C: usize, const E: usize>(
 
     // Ktop of every job in one batched call, then Offset_0.
     k.encrypt_many(&mut off[..n], &keys[..n]);
+    // Offset_0 replaces Ktop in place: Ktop is never copied to a second stack slot.
     for (o, &b) in off.iter_mut().zip(&bottom).take(n) {
-        let ktop = *o;
-        *o = stretch(&ktop, b);
-        let mut ktop = ktop;
-        wipe(&mut ktop);
+        *o = stretch(o, b);
     }
 
     // Whole blocks of every message and of every AD on the wide kernels; the partial last
