@@ -35,11 +35,12 @@ pub(crate) fn wipe(b: &mut Block) {
 pub(crate) fn tag_matches(computed: &Block, expected: &[u8]) -> bool {
     use subtle::ConstantTimeEq;
     let n = expected.len().min(BLOCK);
-    let mut e = expected.first_chunk::<BLOCK>().copied().unwrap_or_else(|| {
-        let mut e = [0u8; BLOCK];
-        e[..n].copy_from_slice(&expected[..n]);
-        e
-    });
+    // A 16-byte tag is one load; a shorter one word loads (`load_short`), not a `memcpy`
+    // call into a block read back at once.
+    let mut e = expected
+        .first_chunk::<BLOCK>()
+        .copied()
+        .unwrap_or_else(|| load_short(expected));
     let mask = prefix_mask(n);
     let equal = (u128::from_le_bytes(*computed) & mask).ct_eq(&(u128::from_le_bytes(e) & mask));
     wipe(&mut e);
@@ -119,6 +120,40 @@ pub(crate) fn splice(head: &Block, l: usize, tail: &[u8]) -> Block {
         b
     });
     merge(head, &shift_to_back(&t, l), l)
+}
+
+/// Writes `b[..n]` to `out[..n]`, `n = min(out.len(), 16)`, as at most two overlapping word
+/// stores (both write the same bytes where they overlap): the store-side counterpart of
+/// [`load_short`], for tags of 4..=16 bytes. A `copy_from_slice` of a variable length is a
+/// `memcpy` call per message.
+#[inline]
+pub(crate) fn store_short(out: &mut [u8], b: &Block) {
+    let n = out.len().min(BLOCK);
+    let v = u128::from_le_bytes(*b);
+    match n {
+        8..=16 => {
+            if let Some(lo) = out.first_chunk_mut::<8>() {
+                *lo = (v as u64).to_le_bytes();
+            }
+            if let Some(hi) = out[n - 8..].first_chunk_mut::<8>() {
+                *hi = ((v >> (8 * (n - 8))) as u64).to_le_bytes();
+            }
+        }
+        4..=7 => {
+            if let Some(lo) = out.first_chunk_mut::<4>() {
+                *lo = (v as u32).to_le_bytes();
+            }
+            if let Some(hi) = out[n - 4..].first_chunk_mut::<4>() {
+                *hi = ((v >> (8 * (n - 4))) as u32).to_le_bytes();
+            }
+        }
+        // 0..=3 bytes, one at a time.
+        _ => {
+            for (k, o) in out[..n].iter_mut().enumerate() {
+                *o = (v >> (8 * k)) as u8;
+            }
+        }
+    }
 }
 
 /// `bytes ‖ 0^(16-n)` for a slice of `n` <= 16 bytes (more: its first 16), read as at most
@@ -506,6 +541,14 @@ mod tests {
                 p[l] = 0x80;
             }
             assert_eq!(pad10(&z, l), p, "pad10, n = {l}");
+        }
+        for n in 0..=20usize {
+            let mut out = vec![0xEEu8; n + 2];
+            store_short(&mut out[..n], &a);
+            let m = n.min(BLOCK);
+            let mut want = vec![0xEEu8; n + 2];
+            want[..m].copy_from_slice(&a[..m]);
+            assert_eq!(out, want, "store_short, n = {n}");
         }
         assert_eq!(
             load_short(&[7u8; 20]),

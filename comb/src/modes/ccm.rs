@@ -41,7 +41,7 @@
 //! 16-byte tag block.
 
 use crate::aes::{AesKey, ChainLane, CounterWidth, Kernels};
-use crate::block::{load_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
+use crate::block::{load_short, store_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::modes::cmac::CbcMac;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
@@ -365,8 +365,7 @@ fn seal(k: Kernels, job: &mut Prepared<'_>, s: &Block) -> JobResult {
     let TagIo::Out(tag) = &mut job.tag else {
         return Err(Error::TagMisuse); // excluded by validation
     };
-    let n = tag.len().min(BLOCK);
-    tag[..n].copy_from_slice(&s[..n]);
+    store_short(tag, s);
     ctr(k, job);
     Ok(job.lane.io.len)
 }

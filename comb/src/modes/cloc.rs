@@ -69,7 +69,9 @@
 use core::marker::PhantomData;
 
 use crate::aes::{AesKey, ChainLane, ChainRule, Kernels, Lanes};
-use crate::block::{load_short, pad10, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK};
+use crate::block::{
+    load_short, pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK,
+};
 use crate::modes::cmac::CbcMac;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, HasLane, Path};
@@ -679,8 +681,7 @@ fn report(jobs: &mut [Prepared<'_>], lanes: &[Lane<'_>], results: &mut [JobResul
     for (job, l) in jobs.iter_mut().zip(lanes) {
         results[job.index] = match (&mut job.tag, op) {
             (TagIo::Out(tag), Op::Encrypt) => {
-                let n = tag.len().min(BLOCK);
-                tag[..n].copy_from_slice(&l.ts[..n]);
+                store_short(tag, &l.ts);
                 Ok(l.io.len)
             }
             (TagIo::In(_), Op::Decrypt) if l.ok => Ok(l.io.len),

@@ -6,7 +6,7 @@
 
 use crate::aes::AesKey;
 use crate::aes::{ChainRule, Kernels};
-use crate::block::{pad10, tag_matches, xor, Block, BLOCK};
+use crate::block::{pad10, store_short, tag_matches, xor, Block, BLOCK};
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
@@ -49,8 +49,7 @@ pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResul
     for (job, tag) in jobs.iter_mut().zip(&mut last) {
         results[job.index] = match &mut job.tag {
             TagIo::Out(out) => {
-                let n = out.len();
-                out.copy_from_slice(&tag[..n]);
+                store_short(out, tag);
                 Ok(0)
             }
             TagIo::In(expected) => {

@@ -62,7 +62,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::aes::{AesKey, Derived, Kernels, Parallel};
-use crate::block::{dbl, load_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
+use crate::block::{dbl, load_short, store_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::gf128::{tpl, GhashKey};
 use crate::modes::otr;
 use crate::modes::poet_gf::{self, GfLane};
@@ -520,8 +520,7 @@ pub(crate) fn run(
             let len = job.lane.io.len;
             results[job.index] = match &mut job.tag {
                 TagIo::Out(out) => {
-                    let m = out.len().min(BLOCK);
-                    out[..m].copy_from_slice(&t[..m]);
+                    store_short(out, t);
                     Ok(len)
                 }
                 TagIo::In(expected) => {

@@ -33,7 +33,7 @@
 //! every output byte is zeroed and the job fails with `AuthenticationFailed`.
 
 use crate::aes::{AesKey, Derived, Kernels, Parallel};
-use crate::block::{dbl, pad10, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
+use crate::block::{dbl, pad10, store_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::gf128::tpl;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
@@ -428,8 +428,7 @@ fn decrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State) {
 fn finish(job: &mut Prepared<'_>, s: &State, t: &Block) -> JobResult {
     match &mut job.tag {
         TagIo::Out(out) => {
-            let l = out.len().min(BLOCK);
-            out[..l].copy_from_slice(&t[..l]);
+            store_short(out, t);
             Ok(BLOCK * s.n + 1)
         }
         TagIo::In(expected) => {

@@ -23,7 +23,7 @@
 //! (the full 16-byte tag block). `J0` itself is the job's `chain`, wiped with the job.
 
 use crate::aes::{AesKey, CounterWidth, Kernels};
-use crate::block::{tag_matches, wipe, xor, Block, BLOCK};
+use crate::block::{store_short, tag_matches, wipe, xor, Block, BLOCK};
 use crate::gf128::{Aggregation, GhashKey};
 use crate::modes::{Prepared, TagIo};
 use crate::{Error, JobResult, Op};
@@ -170,8 +170,7 @@ fn finish_encrypt(job: &mut Prepared<'_>, s: &mut Block, ek: &Block) -> JobResul
         return Err(Error::TagMisuse); // excluded by validation
     };
     *s = xor(s, ek);
-    let n = tag.len().min(BLOCK);
-    tag[..n].copy_from_slice(&s[..n]);
+    store_short(tag, s);
     Ok(job.lane.io.len)
 }
 

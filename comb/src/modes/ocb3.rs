@@ -37,7 +37,9 @@ use core::arch::x86_64::*;
 
 use crate::aes::ni::{load as ld, load_in, store as st, store_out};
 use crate::aes::{AesKey, Derived, Kernels, RoundKeys};
-use crate::block::{dbl, pad10, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK};
+use crate::block::{
+    dbl, pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK,
+};
 use crate::modes::{format_nonce, Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::{Error, JobResult, Op};
@@ -649,8 +651,7 @@ fn run_chunk<const C: usize, const E: usize>(
         let len = job.lane.io.len;
         results[job.index] = match &mut job.tag {
             TagIo::Out(tag) => {
-                let m = tag.len().min(BLOCK);
-                tag[..m].copy_from_slice(&t[..m]);
+                store_short(tag, &t);
                 Ok(len)
             }
             TagIo::In(expected) => {

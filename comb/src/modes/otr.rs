@@ -57,7 +57,7 @@ use core::arch::x86_64::*;
 
 use crate::aes::ni::{load as ld, store as st};
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{pad10, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK};
+use crate::block::{pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::cpu::{NiToken, VaesToken};
 use crate::gf128::dbl_xmm_sar;
 use crate::modes::{format_nonce, Prepared, TagIo};
@@ -458,8 +458,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
         let len = job.lane.io.len;
         results[job.index] = match &mut job.tag {
             TagIo::Out(t) => {
-                let m = t.len().min(BLOCK);
-                t[..m].copy_from_slice(&tags[j][..m]);
+                store_short(t, &tags[j]);
                 Ok(len)
             }
             TagIo::In(expected) => {
