@@ -8,7 +8,7 @@
 use crate::aes::AesKey;
 use crate::aes::{ChainRule, Kernels, Parallel};
 use crate::block::{merge, xor, Block, BLOCK};
-use crate::modes::Prepared;
+use crate::modes::{set_ok, Prepared};
 use crate::sched::exec::{run_chain, Path};
 use crate::Error;
 use crate::JobResult;
@@ -32,7 +32,7 @@ pub(crate) fn encrypt(
     run_chain::<CbcEncrypt, _>(k, jobs, path);
     if !pkcs7 {
         for job in jobs {
-            results[job.index] = Ok(job.lane.io.len);
+            set_ok(&mut results[job.index], job.lane.io.len);
         }
         return;
     }
@@ -55,7 +55,7 @@ pub(crate) fn encrypt(
     for (job, b) in jobs.iter().zip(&last) {
         let off = BLOCK * job.lane.blocks;
         job.lane.io.write_block(off, b);
-        results[job.index] = Ok(off + BLOCK);
+        set_ok(&mut results[job.index], off + BLOCK);
     }
 }
 
@@ -69,21 +69,21 @@ pub(crate) fn decrypt(
         let l = &mut job.lane;
         let n = l.io.len;
         k.parallel(Parallel::CbcDecrypt, l.key, &l.io, n / BLOCK, &l.chain);
-        results[job.index] = if pkcs7 {
-            let out = l.io.output(n);
-            match unpad_len(out) {
-                Some(len) => {
-                    zeroize::Zeroize::zeroize(&mut out[len..]);
-                    Ok(len)
-                }
-                None => {
-                    l.io.zero_output(n);
-                    Err(Error::InvalidPadding)
-                }
+        if !pkcs7 {
+            set_ok(&mut results[job.index], n);
+            continue;
+        }
+        let out = l.io.output(n);
+        match unpad_len(out) {
+            Some(len) => {
+                zeroize::Zeroize::zeroize(&mut out[len..]);
+                set_ok(&mut results[job.index], len);
             }
-        } else {
-            Ok(n)
-        };
+            None => {
+                l.io.zero_output(n);
+                results[job.index] = Err(Error::InvalidPadding);
+            }
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! block xors a batched keystream block in both directions.
 
 use crate::aes::{ChainRule, Kernels, Parallel};
-use crate::modes::{keystream_tails, Prepared};
+use crate::modes::{keystream_tails, set_ok, Prepared};
 use crate::sched::exec::{run_chain, Path};
 use crate::JobResult;
 
@@ -25,7 +25,7 @@ pub(crate) fn encrypt(
     run_chain::<CfbEncrypt, _>(k, jobs, path);
     keystream_tails(k, jobs);
     for job in jobs {
-        results[job.index] = Ok(job.lane.io.len);
+        set_ok(&mut results[job.index], job.lane.io.len);
     }
 }
 
@@ -36,6 +36,6 @@ pub(crate) fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobR
     }
     keystream_tails(k, jobs);
     for job in jobs {
-        results[job.index] = Ok(job.lane.io.len);
+        set_ok(&mut results[job.index], job.lane.io.len);
     }
 }

@@ -3,7 +3,7 @@
 //! kernel per message; a partial last block is allowed. Encryption = decryption.
 
 use crate::aes::{CounterWidth, Kernels};
-use crate::modes::Prepared;
+use crate::modes::{set_ok, Prepared};
 use crate::JobResult;
 
 pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
@@ -14,6 +14,6 @@ pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResul
             &job.lane.chain,
             CounterWidth::Full128,
         );
-        results[job.index] = Ok(job.lane.io.len);
+        set_ok(&mut results[job.index], job.lane.io.len);
     }
 }

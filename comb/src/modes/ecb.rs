@@ -3,7 +3,7 @@
 
 use crate::aes::{Kernels, Parallel};
 use crate::block::BLOCK;
-use crate::modes::Prepared;
+use crate::modes::{set_ok, Prepared};
 use crate::JobResult;
 use crate::Op;
 
@@ -20,6 +20,6 @@ pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResul
             job.lane.io.len / BLOCK,
             &[0; BLOCK],
         );
-        results[job.index] = Ok(job.lane.io.len);
+        set_ok(&mut results[job.index], job.lane.io.len);
     }
 }

@@ -27,7 +27,7 @@
 use crate::aes::{AesKey, Derived, Kernels, Parallel};
 use crate::block::{wipe, Block, IoPtrs, BLOCK};
 use crate::gf128::{gf_mul, Aggregation, GhashKey};
-use crate::modes::Prepared;
+use crate::modes::{set_ok, Prepared};
 use crate::sched::exec::Path;
 use crate::{Error, JobResult, Op};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
@@ -315,7 +315,7 @@ fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
         for (j, b) in s.iter().enumerate() {
             io.write_block(BLOCK * j, b);
         }
-        results[job.index] = Ok(r * BLOCK);
+        set_ok(&mut results[job.index], r * BLOCK);
     }
     for b in scratch.iter_mut().chain(seeds.iter_mut()) {
         wipe(b);
@@ -451,7 +451,7 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
             let m = (r - 1) * BLOCK - pad;
             out.copy_within(pad.., 0);
             out[m..].zeroize();
-            results[job.index] = Ok(m);
+            set_ok(&mut results[job.index], m);
         } else {
             drop(masks);
             let io = &job.lane.io;

@@ -89,6 +89,19 @@ pub(crate) fn format_nonce(nonce: &[u8], tag_len: usize) -> u128 {
     v | 1u128 << (8 * n) | taglen_bits << 121
 }
 
+/// Sets a job's result to `Ok(len)`. The engine fills every slot with `Ok(0)` before a mode
+/// runs, so this is one store into the payload. Assigning a fresh `Ok(len)` instead let LLVM
+/// build the 32-byte value on the stack with two 8-byte stores and copy it out with 16-byte
+/// loads, which cannot be forwarded from narrower stores: a stall per job (after an unrelated
+/// change, CBC encryption's result loop took 3% of its samples, 6% slower).
+#[inline(always)]
+pub(crate) fn set_ok(slot: &mut JobResult, len: usize) {
+    match slot {
+        Ok(n) => *n = len,
+        other => *other = Ok(len),
+    }
+}
+
 /// Runs `alg`/`op` over validated jobs, writing `results[job.index]` for each. With
 /// `Path::Single` each job is processed on its own from start to finish (the sequential
 /// baseline); with `Path::Comb` the whole slice is one batch.

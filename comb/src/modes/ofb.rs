@@ -3,7 +3,7 @@
 //! batched keystream block. Encryption = decryption.
 
 use crate::aes::{ChainRule, Kernels};
-use crate::modes::{keystream_tails, Prepared};
+use crate::modes::{keystream_tails, set_ok, Prepared};
 use crate::sched::exec::{run_chain, Path};
 use crate::JobResult;
 
@@ -20,6 +20,6 @@ pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResul
     run_chain::<Ofb, _>(k, jobs, path);
     keystream_tails(k, jobs);
     for job in jobs {
-        results[job.index] = Ok(job.lane.io.len);
+        set_ok(&mut results[job.index], job.lane.io.len);
     }
 }

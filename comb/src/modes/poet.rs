@@ -74,7 +74,7 @@ use crate::block::{
 use crate::gf128::GhashKey;
 use crate::modes::cfb::CfbEncrypt;
 use crate::modes::poet_gf::{self, GfHash, GfLane};
-use crate::modes::{Prepared, TagIo};
+use crate::modes::{set_ok, Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
 use crate::{Error, JobResult, Op};
 
@@ -335,7 +335,7 @@ pub(crate) fn run_poet<const GF: bool>(
                 tail_encrypt::<GF>(k, chunk, &keys[at..at + chunk.len()], &sts[at..]);
             }
             for job in jobs.iter() {
-                results[job.index] = Ok(job.lane.io.len);
+                set_ok(&mut results[job.index], job.lane.io.len);
             }
         }
         Op::Decrypt => {
@@ -351,7 +351,7 @@ pub(crate) fn run_poet<const GF: bool>(
                 if st.ok {
                     pass_other::<GF>(k, job, key, st, other_side);
                     io.write_tail(BLOCK * st.full, &st.p);
-                    results[job.index] = Ok(io.len);
+                    set_ok(&mut results[job.index], io.len);
                 } else {
                     io.zero_output(io.len);
                     results[job.index] = Err(Error::AuthenticationFailed);
