@@ -241,8 +241,7 @@ impl<'a> IoPtrs<'a> {
     /// Neither is a variable-length copy (a `memcpy` call per message cost ~20 cycles, a
     /// quarter of a short packet's budget). The masked load matters in place: the window
     /// starts in the last whole block, which the kernel has just stored, and a load partly
-    /// over a pending store is not forwarded but waits for the store to commit (OCB3's
-    /// partial block read was a tenth of its per-message glue).
+    /// over a pending store is not forwarded but waits for the store to commit.
     // Inlined for the same reason as `xor_tail`.
     #[inline]
     pub(crate) fn read_from(&self, off: usize) -> Block {
@@ -578,8 +577,8 @@ mod tests {
         }
     }
 
-    /// The tail read (masked and windowed) and merge against a byte-by-byte model, in place and out of place,
-    /// for every length 0..=40 and offset.
+    /// The tail read (masked and windowed) and merge against a byte-by-byte model, in place
+    /// and out of place, for every length 0..=40 and offset.
     #[test]
     fn tails_match_a_bytewise_model() {
         let ks: Block = core::array::from_fn(|i| 0xA0 ^ i as u8);

@@ -113,15 +113,15 @@ fn xor_into(a: &mut Block, b: &Block) {
 /// Ktop[9..72])` (RFC 7253 §4.2). `bottom` (< 64) comes from the public nonce.
 ///
 /// On the three 64-bit words of `Stretch`: each word of the offset is a funnel shift of two
-/// neighbours (a double-word shift), where the `u128` shifts cost a compare and conditional
-/// moves per shift, once per message.
+/// neighbours (a double-word shift) instead of a `u128` shift, which costs a compare and
+/// conditional moves (once per message).
 fn stretch(ktop: &Block, bottom: u32) -> Block {
     debug_assert!(bottom < 64);
     let k = u128::from_be_bytes(*ktop);
     let (w0, w1) = ((k >> 64) as u64, k as u64);
     let w2 = w0 ^ ((w0 << 8) | (w1 >> 56));
     // The 64 bits from bit `bottom` of `a || b`. `b >> 1 >> (63 - bottom)` is `b >> (64 -
-    // bottom)` without the undefined shift by 64 when `bottom` is 0.
+    // bottom)` without the overflowing shift by 64 when `bottom` is 0.
     let funnel = |a: u64, b: u64| (a << bottom) | ((b >> 1) >> (63 - bottom));
     ((u128::from(funnel(w0, w1)) << 64) | u128::from(funnel(w1, w2))).to_be_bytes()
 }
