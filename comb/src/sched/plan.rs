@@ -79,6 +79,11 @@ pub fn precompute_windows(sorted: &[usize], out: &mut Vec<Window>) {
 /// 128-bit.
 fn sort_by_decreasing_length(lengths: &[usize]) -> Vec<usize> {
     const IDX_BITS: u32 = 20;
+    // Already in order (equal lengths above all: fixed-size records, CCM's one-block
+    // prefixes of jobs without AD): the identity, without sorting.
+    if lengths.windows(2).all(|w| w[0] >= w[1]) {
+        return (0..lengths.len()).collect();
+    }
     let small = lengths.len() <= 1 << IDX_BITS
         && lengths.iter().all(|&l| (l as u64) < 1 << (64 - IDX_BITS));
     if small {
@@ -222,6 +227,23 @@ mod tests {
                 next[m] += 1;
             }
             prop_assert_eq!(next, lengths.clone());
+        }
+
+        #[test]
+        fn order_is_the_stable_sort_by_decreasing_length(
+            mut lengths in proptest::collection::vec(0usize..8, 0..70),
+            presort in 0u8..3,
+        ) {
+            // Inputs already in order (descending, or all equal) take the identity shortcut;
+            // the others the packed-key sort. Both must give the stable sort's order.
+            match presort {
+                0 => {}
+                1 => lengths.sort_by(|a, b| b.cmp(a)),
+                _ => lengths.iter_mut().for_each(|l| *l = 5),
+            }
+            let mut expected: Vec<usize> = (0..lengths.len()).collect();
+            expected.sort_by_key(|&i| core::cmp::Reverse(lengths[i]));
+            prop_assert_eq!(plan(&lengths, 4).order, expected);
         }
 
         #[test]
