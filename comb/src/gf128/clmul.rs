@@ -286,25 +286,35 @@ pub(super) fn update(
     }
 }
 
+/// `out` in `Powers::desc` order from `K_m` and `K_1`: `out[last] = K_(m+1)`, then
+/// `K_(m+2)`, ... towards `out[0]`.
 #[target_feature(enable = "pclmulqdq,sse2")]
-fn powers_impl(k1: u128) -> [u128; 8] {
+fn powers_impl(km: u128, k1: u128, out: &mut [u128]) {
     let kv = load_u128(&k1);
     let zero = _mm_setzero_si128();
-    let mut desc = [k1; 8];
-    let mut k = kv;
-    for slot in desc.iter_mut().rev().skip(1) {
+    let mut k = load_u128(&km);
+    for slot in out.iter_mut().rev() {
         let mut w = Wide::zero();
         mul_acc::<false>(&mut w, k, kv, zero);
         k = finish::<false>(w);
         *slot = store_u128(k);
     }
-    desc
 }
 
 /// `K_1..K_8` from `K_1` in `Powers::desc` order (`K_8` first).
 pub(super) fn powers(_t: ClmulToken, k1: u128) -> [u128; 8] {
+    let mut desc = [k1; 8];
     // SAFETY: the token proves PCLMULQDQ and SSE2 are present.
-    unsafe { powers_impl(k1) }
+    unsafe { powers_impl(k1, k1, &mut desc[..7]) };
+    desc
+}
+
+/// `K_9..K_16` from `desc` (`K_8..K_1`), in the same order (`K_16` first).
+pub(super) fn powers_hi(_t: ClmulToken, desc: &[u128; 8]) -> [u128; 8] {
+    let mut hi = [0; 8];
+    // SAFETY: the token proves PCLMULQDQ and SSE2 are present.
+    unsafe { powers_impl(desc[0], desc[7], &mut hi) };
+    hi
 }
 
 // ---------------------------------------------------------------------------------------

@@ -148,16 +148,17 @@ pub(super) fn agg_n(pow: &Powers, s: u128, blocks: &[Block]) -> u128 {
     reduce(acc)
 }
 
-/// GCM's GHASH of `ad` and `ct` with the lengths block, in one pass ([`super::gcm_stream`]).
+/// GCM's GHASH of `ad` and `ct` with the lengths block, in one pass
+/// ([`super::gcm_stream_many`] of one message).
 pub(super) fn gcm(pow: &Powers, out: &mut Block, ad: &[u8], ct: &[u8]) {
-    *out = super::gcm_stream(
+    super::gcm_stream_many(
         0u128,
-        ad,
-        ct,
-        |s, c| agg::<8>(pow, s, c),
-        |s, c| agg_n(pow, s, c),
-    )
-    .to_be_bytes();
+        1,
+        |_| (ad, ct),
+        |_, s, c| agg::<8>(pow, s, c),
+        |_, s, c| agg_n(pow, s, c),
+        |_, s| *out = s.to_be_bytes(),
+    );
 }
 
 /// GHASH over whole blocks (the caller handles partial ones), `agg` blocks per reduction.
