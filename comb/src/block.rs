@@ -82,6 +82,12 @@ pub(crate) fn xor(a: &Block, b: &Block) -> Block {
     (u128::from_ne_bytes(*a) ^ u128::from_ne_bytes(*b)).to_ne_bytes()
 }
 
+/// `a ^= b`.
+#[inline(always)]
+pub(crate) fn xor_into(a: &mut Block, b: &Block) {
+    *a = xor(a, b);
+}
+
 /// `b` with byte `n` set to `0x80`: the `10*` padding of a block whose bytes from `n` on
 /// are zero (`n` = 16, a whole block: unchanged). Register arithmetic: a byte store into the
 /// block followed by its 16-byte load cannot be forwarded and stalls the load (OCB3's and
@@ -114,11 +120,10 @@ pub(crate) fn shift_to_back(a: &Block, n: usize) -> Block {
 /// `l` and completed from another.
 #[inline]
 pub(crate) fn splice(head: &Block, l: usize, tail: &[u8]) -> Block {
-    let t: Block = tail.first_chunk::<BLOCK>().copied().unwrap_or_else(|| {
-        let mut b = [0u8; BLOCK];
-        b[..BLOCK - l].copy_from_slice(&tail[..BLOCK - l]);
-        b
-    });
+    let t: Block = tail
+        .first_chunk::<BLOCK>()
+        .copied()
+        .unwrap_or_else(|| load_short(&tail[..BLOCK - l]));
     merge(head, &shift_to_back(&t, l), l)
 }
 

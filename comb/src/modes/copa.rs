@@ -33,7 +33,9 @@
 //! every output byte is zeroed and the job fails with `AuthenticationFailed`.
 
 use crate::aes::{AesKey, Derived, Kernels, Parallel};
-use crate::block::{dbl, pad10, store_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
+use crate::block::{
+    dbl, pad10, store_short, tag_matches, wipe, xor, xor_into, Block, IoPtrs, BLOCK,
+};
 use crate::gf128::tpl;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
@@ -67,11 +69,6 @@ impl Drop for CopaKey {
         wipe(&mut self.l);
         wipe(&mut self.l27);
     }
-}
-
-#[inline]
-fn xor_into(a: &mut Block, b: &Block) {
-    *a = xor(a, b);
 }
 
 /// `7·x` in the big-endian field.

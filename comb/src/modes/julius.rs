@@ -25,7 +25,7 @@
 //! engine's wide ECB kernel (`Kernels::parallel`). The single path is the same code, one job.
 
 use crate::aes::{AesKey, Derived, Kernels, Parallel};
-use crate::block::{wipe, Block, IoPtrs, BLOCK};
+use crate::block::{load_short, wipe, Block, IoPtrs, BLOCK};
 use crate::gf128::{gf_mul, Aggregation, GhashKey};
 use crate::modes::{set_ok, Prepared};
 use crate::sched::exec::Path;
@@ -166,8 +166,7 @@ fn push_header(h: &mut Horner<'_>, nonce: &[u8], ad: &[u8], mlen: u64) {
     h.push(u128::from_be_bytes(n));
     h.push((u128::from(ad.len() as u64) << 64) | u128::from(mlen));
     for chunk in ad.chunks(BLOCK) {
-        let mut b = [0u8; BLOCK];
-        b[..chunk.len()].copy_from_slice(chunk);
+        let mut b = load_short(chunk);
         h.push(u128::from_be_bytes(b));
         wipe(&mut b);
     }

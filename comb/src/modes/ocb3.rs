@@ -38,7 +38,7 @@ use core::arch::x86_64::*;
 use crate::aes::ni::{load as ld, load_in, store as st, store_out};
 use crate::aes::{AesKey, Derived, Kernels, RoundKeys};
 use crate::block::{
-    dbl, pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK,
+    dbl, pad10, store_short, tag_matches, truncate, wipe, xor, xor_into, Block, IoPtrs, BLOCK,
 };
 use crate::modes::{format_nonce, Prepared, TagIo};
 use crate::sched::exec::Path;
@@ -102,11 +102,6 @@ impl Drop for Ocb3Key {
         self.l_dollar.zeroize();
         self.l.zeroize();
     }
-}
-
-#[inline(always)]
-fn xor_into(a: &mut Block, b: &Block) {
-    *a = xor(a, b);
 }
 
 /// `Offset_0 = Stretch[1 + bottom..128 + bottom]` with `Stretch = Ktop || (Ktop[1..64] xor

@@ -69,7 +69,8 @@
 
 use crate::aes::{slot, AesKey, ChainLane, Derived, Kernels, Lanes, Parallel};
 use crate::block::{
-    merge, shift_to_back, shift_to_front, splice, tag_matches, wipe, xor, Block, IoPtrs, BLOCK,
+    merge, shift_to_back, shift_to_front, splice, tag_matches, wipe, xor, xor_into, Block, IoPtrs,
+    BLOCK,
 };
 use crate::gf128::GhashKey;
 use crate::modes::cfb::CfbEncrypt;
@@ -196,11 +197,6 @@ impl<const GF: bool> Drop for PoetKeys<GF> {
 
 // ---------------------------------------------------------------------------------------
 // Small block helpers
-
-#[inline(always)]
-fn xor_into(a: &mut Block, b: &Block) {
-    *a = xor(a, b);
-}
 
 /// `x·b` in GF(2^128) with the GCM bit order (byte 0's most significant bit is the constant
 /// term; `x^128 = 1 + x + x^2 + x^7`, the `0xE1` byte), the doubling of both versions' header
