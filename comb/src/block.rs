@@ -291,6 +291,9 @@ impl<'a> IoPtrs<'a> {
 
     /// Output bytes of the partial last block: for `n = len % 16 > 0`, output
     /// `[len - n, len)` = input `[len - n, len)` xor `ks[..n]` (CTR, CFB, OFB tails).
+    /// Returns those input bytes at the start of a zero block (all zeros when `n` is 0), as
+    /// [`IoPtrs::read_from`] would before the write: modes that also need them (a checksum
+    /// over the plaintext, a MAC over the ciphertext) get them from the same load.
     ///
     /// With 16 bytes or more, the last 16 bytes of the output are read, the tail merged in and
     /// the 16 bytes written back: the head of that window is the previous block's output,
@@ -299,10 +302,10 @@ impl<'a> IoPtrs<'a> {
     // Inlined into each mode's tail code: left to the partition of the crate into codegen
     // units, it became a call after unrelated changes (CTR 0.248 -> 0.261 TSC cycles/byte).
     #[inline]
-    pub(crate) fn xor_tail(&self, ks: &Block) {
+    pub(crate) fn xor_tail(&self, ks: &Block) -> Block {
         let n = self.len % BLOCK;
         if n == 0 {
-            return;
+            return [0; BLOCK];
         }
         assert!(!self.dst.is_null() && self.len <= self.out_cap);
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -311,15 +314,22 @@ impl<'a> IoPtrs<'a> {
             // SAFETY: the features were just detected; [at, len) lies inside the readable
             // input and the writable output (len <= out_cap), and the masked load and store
             // touch only those n bytes.
-            unsafe { xor_tail_masked(self.src.add(at), self.dst.add(at), n, ks) };
-            return;
+            // The input comes back in a register, stored into a block here, where the
+            // store is dead code for the callers that ignore it.
+            let mut input = [0u8; BLOCK];
+            // SAFETY: as above; `input` is 16 writable bytes.
+            unsafe {
+                let x = xor_tail_masked(self.src.add(at), self.dst.add(at), n, ks);
+                _mm_storeu_si128(input.as_mut_ptr().cast(), x);
+            }
+            return input;
         }
-        self.xor_tail_window(ks, n);
+        self.xor_tail_window(ks, n)
     }
 
     /// [`IoPtrs::xor_tail`] without AVX-512 (`n = len % 16`, non-zero; output checked).
     #[inline]
-    fn xor_tail_window(&self, ks: &Block, n: usize) {
+    fn xor_tail_window(&self, ks: &Block, n: usize) -> Block {
         debug_assert!(n == self.len % BLOCK && n > 0 && !self.dst.is_null());
         if self.len >= BLOCK {
             let at = self.len - BLOCK;
@@ -341,14 +351,17 @@ impl<'a> IoPtrs<'a> {
                     .cast::<Block>()
                     .write_unaligned(merged.to_le_bytes())
             };
+            (input >> shift).to_le_bytes()
         } else {
-            let mut b = self.read_from(0);
+            let input = self.read_from(0);
+            let mut b = input;
             for (x, k) in b.iter_mut().zip(ks).take(n) {
                 *x ^= k;
             }
             // SAFETY: [0, n) = [0, len) lies inside the output (len <= out_cap); `b` is a
             // local copy, so it does not overlap it.
             unsafe { core::ptr::copy_nonoverlapping(b.as_ptr(), self.dst, n) };
+            input
         }
     }
 
@@ -424,6 +437,11 @@ impl<'a> IoPtrs<'a> {
     }
 }
 
+#[cfg(target_arch = "x86")]
+use core::arch::x86::{__m128i, _mm_storeu_si128};
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::{__m128i, _mm_storeu_si128};
+
 /// Whether this CPU has byte-masked loads and stores on xmm registers (AVX-512BW and
 /// AVX-512VL), used for the partial blocks of [`IoPtrs`]. A cached detection: one load.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -472,7 +490,7 @@ unsafe fn store_masked(p: *mut u8, n: usize, data: &Block) {
 }
 
 /// `dst[..n] = src[..n] ^ ks[..n]` (`n` < 16) with a byte-masked load and store: only those
-/// `n` bytes are read and written. The window of [`IoPtrs::xor_tail`]'s other path starts in
+/// `n` bytes are read and written; returns `src[..n]` in the low bytes of a zero register. The window of [`IoPtrs::xor_tail`]'s other path starts in
 /// the output the kernel has just stored, and a 16-byte load partly over a pending store
 /// cannot be forwarded: it waits for the store to commit (about a tenth of CTR's samples).
 ///
@@ -481,7 +499,7 @@ unsafe fn store_masked(p: *mut u8, n: usize, data: &Block) {
 /// or not overlapping).
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 #[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-unsafe fn xor_tail_masked(src: *const u8, dst: *mut u8, n: usize, ks: &Block) {
+unsafe fn xor_tail_masked(src: *const u8, dst: *mut u8, n: usize, ks: &Block) -> __m128i {
     #[cfg(target_arch = "x86")]
     use core::arch::x86::*;
     #[cfg(target_arch = "x86_64")]
@@ -494,6 +512,7 @@ unsafe fn xor_tail_masked(src: *const u8, dst: *mut u8, n: usize, ks: &Block) {
         let x = _mm_maskz_loadu_epi8(mask, src.cast());
         let k = _mm_loadu_si128(ks.as_ptr().cast());
         _mm_mask_storeu_epi8(dst.cast(), mask, _mm_xor_si128(x, k));
+        x
     }
 }
 
@@ -612,20 +631,25 @@ mod tests {
             for i in len - n..len {
                 expect_in[i] = input[i] ^ ks[i - (len - n)];
             }
+            // The input's tail as it was before the write, which both paths return.
+            let mut tail_in = [0u8; 16];
+            tail_in[..n].copy_from_slice(&input[len - n..]);
             // Both paths where the CPU runs both (the masked one needs AVX-512BW/VL): the
             // dispatching entry, then the window path on its own.
             for window in [false, true] {
                 let run = |io: IoPtrs<'_>| match (window, n) {
                     (false, _) => io.xor_tail(&ks),
-                    (true, 0) => {}
+                    (true, 0) => [0; 16],
                     (true, _) => io.xor_tail_window(&ks, n),
                 };
                 let mut out = vec![0xEEu8; len + 3];
-                run(IoPtrs::copy(&input, &mut out));
+                let got = run(IoPtrs::copy(&input, &mut out));
                 assert_eq!(out, expect, "copy, len {len}, window {window}");
+                assert_eq!(got, tail_in, "copy, len {len}, window {window}: input");
                 let mut buf = input.clone();
-                run(IoPtrs::in_place(&mut buf, len));
+                let got = run(IoPtrs::in_place(&mut buf, len));
                 assert_eq!(buf, expect_in, "in place, len {len}, window {window}");
+                assert_eq!(got, tail_in, "in place, len {len}, window {window}: input");
             }
         }
     }
