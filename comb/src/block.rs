@@ -311,13 +311,12 @@ impl<'a> IoPtrs<'a> {
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         if masked_bytes() {
             let at = self.len - n;
-            // SAFETY: the features were just detected; [at, len) lies inside the readable
-            // input and the writable output (len <= out_cap), and the masked load and store
-            // touch only those n bytes.
             // The input comes back in a register, stored into a block here, where the
             // store is dead code for the callers that ignore it.
             let mut input = [0u8; BLOCK];
-            // SAFETY: as above; `input` is 16 writable bytes.
+            // SAFETY: the features were just detected; [at, len) lies inside the readable
+            // input and the writable output (len <= out_cap), and the masked load and store
+            // touch only those n bytes; `input` is 16 writable bytes.
             unsafe {
                 let x = xor_tail_masked(self.src.add(at), self.dst.add(at), n, ks);
                 _mm_storeu_si128(input.as_mut_ptr().cast(), x);
