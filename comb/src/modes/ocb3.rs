@@ -918,34 +918,3 @@ mod tests {
         assert_eq!(ntz(1usize << 63), 63);
     }
 }
-#[cfg(test)]
-mod microbench {
-    use super::*;
-    use crate::cpu::VaesToken;
-    #[test]
-    #[ignore]
-    fn mb_encrypt_many() {
-        let t = VaesToken::get().unwrap();
-        let k = Kernels::Vaes256(t);
-        let key = AesKey::new(&[7u8; 16]).unwrap();
-        for n in [1usize, 8, 16, 32, 64] {
-            let mut blocks = vec![[1u8; 16]; n];
-            let keys = vec![&key; n];
-            let mut best = u64::MAX;
-            for _ in 0..31 {
-                let t0 = unsafe { core::arch::x86_64::_rdtsc() };
-                for _ in 0..1000 {
-                    k.encrypt_many(&mut blocks, &keys);
-                    core::hint::black_box(&mut blocks);
-                }
-                let t1 = unsafe { core::arch::x86_64::_rdtsc() };
-                best = best.min(t1 - t0);
-            }
-            println!(
-                "encrypt_many n={n}: {:.1} TSC/call, {:.2} TSC/block",
-                best as f64 / 1000.0,
-                best as f64 / 1000.0 / n as f64
-            );
-        }
-    }
-}
