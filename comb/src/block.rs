@@ -489,9 +489,10 @@ unsafe fn store_masked(p: *mut u8, n: usize, data: &Block) {
 }
 
 /// `dst[..n] = src[..n] ^ ks[..n]` (`n` < 16) with a byte-masked load and store: only those
-/// `n` bytes are read and written; returns `src[..n]` in the low bytes of a zero register. The window of [`IoPtrs::xor_tail`]'s other path starts in
-/// the output the kernel has just stored, and a 16-byte load partly over a pending store
-/// cannot be forwarded: it waits for the store to commit (about a tenth of CTR's samples).
+/// `n` bytes are read and written; returns `src[..n]` in the low bytes of a zero register.
+/// The window of [`IoPtrs::xor_tail`]'s other path starts in the output the kernel has just
+/// stored, and a 16-byte load partly over a pending store cannot be forwarded: it waits for
+/// the store to commit (about a tenth of CTR's samples).
 ///
 /// # Safety
 /// AVX-512BW and AVX-512VL; `src` readable and `dst` writable for `n` bytes (the same memory

@@ -637,9 +637,10 @@ impl GhashKey {
     /// modulo 2^64 (GCM itself limits A and C far below that).
     ///
     /// One pass over the block stream `A || 0^v || C || 0^u || lengths`: groups of eight
-    /// blocks (sixteen on the zmm backend) read straight from the inputs, and one final group of at most eight (the last
-    /// whole blocks, the padded partial blocks and the lengths block) with a single
-    /// reduction, so a short packet costs one or two reductions in all.
+    /// blocks (sixteen on the zmm backend) read straight from the inputs, and one final
+    /// group of at most eight (the last whole blocks, the padded partial blocks and the
+    /// lengths block) with a single reduction, so a short packet costs one or two reductions
+    /// in all.
     pub fn gcm_ghash(&self, aad: &[u8], ct: &[u8]) -> Block {
         let mut s = [0u8; BLOCK];
         self.gcm_ghash_into(&mut s, aad, ct);
