@@ -43,6 +43,7 @@ use crate::aes::{AesKey, Derived, Kernels, RoundKeys};
 use crate::block::{
     dbl, pad10, store_short, tag_matches, truncate, wipe, xor, xor_into, Block, IoPtrs, BLOCK,
 };
+use crate::cpu::{NiToken, VaesToken, VaesVlToken};
 use crate::modes::{format_nonce, set_ok, Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::{Error, JobResult, Op};
@@ -143,7 +144,7 @@ const HASH: u8 = 2;
 // checksum) or on its stack (the partial block), so bundling them would only add copies.
 #[allow(clippy::too_many_arguments)]
 fn bulk<const MODE: u8>(
-    k: Kernels,
+    k: Bulk,
     t: &Ocb3Key,
     key: &AesKey,
     io: &IoPtrs<'_>,
@@ -161,9 +162,36 @@ fn bulk<const MODE: u8>(
     }
     match k {
         // SAFETY: the token proves AES-NI/SSE2; the assertions give the kernel's bounds.
-        Kernels::Ni(_) => unsafe { bulk_ni::<MODE>(t, key, io, blocks, last, offset, sum) },
+        Bulk::Ni(_) => unsafe { bulk_ni::<MODE>(t, key, io, blocks, last, offset, sum) },
         // SAFETY: the token proves AVX2, VAES and AES-NI; bounds as above.
-        Kernels::Vaes256(_) => unsafe { bulk_vaes::<MODE>(t, key, io, blocks, last, offset, sum) },
+        Bulk::Vaes(_) => unsafe { bulk_vaes::<MODE>(t, key, io, blocks, last, offset, sum) },
+        // SAFETY: the token proves that and AVX-512F/VL; bounds as above.
+        Bulk::VaesVl(_) => unsafe { bulk_vaes_vl::<MODE>(t, key, io, blocks, last, offset, sum) },
+    }
+}
+
+/// The wide kernel a call's jobs run on, chosen once per batch call from its backend.
+#[derive(Clone, Copy, Debug)]
+enum Bulk {
+    /// [`bulk_ni`].
+    Ni(NiToken),
+    /// [`bulk_vaes`].
+    Vaes(VaesToken),
+    /// [`bulk_vaes_vl`]: the same source compiled with AVX-512F/VL where the CPU has them.
+    /// EVEX encodings give it 32 ymm registers, so the step's 16 offset-difference rows stay
+    /// in registers instead of being reloaded from the stack every step, and three-input
+    /// xors (VPTERNLOGQ) for the offsets, the whitening key and the checksum. Measured on
+    /// Zen 4 against [`bulk_vaes`] (`comb bench`, TSC cycles/byte): the realistic mix
+    /// 0.341 → 0.321 encrypting, 0.352 → 0.335 decrypting; 1440-byte messages 0.199 → 0.190.
+    VaesVl(VaesVlToken),
+}
+
+impl Bulk {
+    fn of(k: Kernels) -> Bulk {
+        match k {
+            Kernels::Ni(t) => Bulk::Ni(t),
+            Kernels::Vaes256(t) => VaesVlToken::with(t).map_or(Bulk::Vaes(t), Bulk::VaesVl),
+        }
     }
 }
 
@@ -475,90 +503,115 @@ macro_rules! vaes_step {
     }};
 }
 
-/// # Safety
-/// The CPU has AVX2, VAES and AES-NI; `16 * blocks <= io.len` and, unless `HASH`, `io.dst`
-/// is non-null and `16 * blocks <= io.out_cap`.
-#[target_feature(enable = "avx,avx2,vaes,aes")]
-unsafe fn bulk_vaes<const MODE: u8>(
-    t: &Ocb3Key,
-    key: &AesKey,
-    io: &IoPtrs<'_>,
-    blocks: usize,
-    last: Option<&mut Block>,
-    offset: &mut Block,
-    sum: &mut Block,
-) {
-    const REGS: usize = 8;
-    const W: usize = 2 * REGS;
-    let rk = if MODE == DEC { &key.dec } else { &key.enc };
-    let rounds = key.rounds.min(14);
-    let (k0, kl) = (rk2(rk, 0), rk2(rk, rounds));
-    let mut base = ld(offset);
-    // The last round key with the offset folded in (HASH: without).
-    let last_key = |b: __m256i| {
-        if MODE == HASH {
-            kl
-        } else {
-            _mm256_xor_si256(b, kl)
-        }
-    };
-    let mut acc = _mm256_setzero_si256();
-    let mut i = 0;
-    // Bounds of every step: blocks i..i + 2N (- 1 if odd), all below `blocks` (caller).
-    while i + W <= blocks {
-        // Block i + 16 (the last register's high half): base ^ C_15 ^ L_ntz(i + 16); the
-        // table's pair for register 7 is (C_15, C_15), so xor L_ntz into its high half.
-        let lz = ld(&t.l[ntz(i + W)]);
-        let corr = _mm256_set_m128i(lz, _mm_setzero_si128());
-        let cv = |j: usize| {
-            if j == REGS - 1 {
-                _mm256_xor_si256(c_pair(t, j), corr)
-            } else {
-                c_pair(t, j)
+/// `bulk_vaes_fn!(name, "features", "cpu")`: the VAES kernel, defined once and compiled for
+/// two feature sets ([`bulk_vaes`], [`bulk_vaes_vl`]; see [`Bulk`]). The source is the same;
+/// only the instructions LLVM may choose differ.
+macro_rules! bulk_vaes_fn {
+    ($name:ident, $features:literal, $cpu:literal) => {
+        /// # Safety
+        #[doc = $cpu]
+        /// `16 * blocks <= io.len` and, unless `HASH`, `io.dst` is non-null and
+        /// `16 * blocks <= io.out_cap`.
+        #[target_feature(enable = $features)]
+        unsafe fn $name<const MODE: u8>(
+            t: &Ocb3Key,
+            key: &AesKey,
+            io: &IoPtrs<'_>,
+            blocks: usize,
+            last: Option<&mut Block>,
+            offset: &mut Block,
+            sum: &mut Block,
+        ) {
+            const REGS: usize = 8;
+            const W: usize = 2 * REGS;
+            let rk = if MODE == DEC { &key.dec } else { &key.enc };
+            let rounds = key.rounds.min(14);
+            let (k0, kl) = (rk2(rk, 0), rk2(rk, rounds));
+            let mut base = ld(offset);
+            // The last round key with the offset folded in (HASH: without).
+            let last_key = |b: __m256i| {
+                if MODE == HASH {
+                    kl
+                } else {
+                    _mm256_xor_si256(b, kl)
+                }
+            };
+            let mut acc = _mm256_setzero_si256();
+            let mut i = 0;
+            // Bounds of every step: blocks i..i + 2N (- 1 if odd), all below `blocks` (caller).
+            while i + W <= blocks {
+                // Block i + 16 (the last register's high half): base ^ C_15 ^ L_ntz(i + 16); the
+                // table's pair for register 7 is (C_15, C_15), so xor L_ntz into its high half.
+                let lz = ld(&t.l[ntz(i + W)]);
+                let corr = _mm256_set_m128i(lz, _mm_setzero_si128());
+                let cv = |j: usize| {
+                    if j == REGS - 1 {
+                        _mm256_xor_si256(c_pair(t, j), corr)
+                    } else {
+                        c_pair(t, j)
+                    }
+                };
+                let b2 = _mm256_broadcastsi128_si256(base);
+                let (a, z) = (_mm256_xor_si256(b2, k0), last_key(b2));
+                let mut none = _mm_setzero_si128();
+                let extra = (false, &mut none, &key.enc);
+                vaes_step!(REGS, MODE; rk, rounds, io, i, false, a, z, cv, &mut acc, extra);
+                base = _mm_xor_si128(base, _mm_xor_si128(ld(&t.c[15]), lz));
+                i += W;
             }
-        };
-        let b2 = _mm256_broadcastsi128_si256(base);
-        let (a, z) = (_mm256_xor_si256(b2, k0), last_key(b2));
-        let mut none = _mm_setzero_si128();
-        let extra = (false, &mut none, &key.enc);
-        vaes_step!(REGS, MODE; rk, rounds, io, i, false, a, z, cv, &mut acc, extra);
-        base = _mm_xor_si128(base, _mm_xor_si128(ld(&t.c[15]), lz));
-        i += W;
-    }
-    let rest = blocks - i; // 0..16
-    let odd = rest % 2 == 1;
-    let cv = |j: usize| c_pair(t, j);
-    let b2 = _mm256_broadcastsi128_si256(base);
-    let (a, z) = (_mm256_xor_si256(b2, k0), last_key(b2));
-    let mut end = _mm_xor_si128(base, ld(&t.c[rest]));
-    // The partial block after the tail, xored with Offset_* (see `bulk`).
-    let on = last.is_some();
-    let mut xp = _mm_setzero_si128();
-    if let Some(b) = &last {
-        end = _mm_xor_si128(end, ld(&t.l_star));
-        xp = _mm_xor_si128(ld(b), end);
-    }
-    macro_rules! tail {
-        ($($n:literal)*) => {
+            let rest = blocks - i; // 0..16
+            let odd = rest % 2 == 1;
+            let cv = |j: usize| c_pair(t, j);
+            let b2 = _mm256_broadcastsi128_si256(base);
+            let (a, z) = (_mm256_xor_si256(b2, k0), last_key(b2));
+            let mut end = _mm_xor_si128(base, ld(&t.c[rest]));
+            // The partial block after the tail, xored with Offset_* (see `bulk`).
+            let on = last.is_some();
+            let mut xp = _mm_setzero_si128();
+            if let Some(b) = &last {
+                end = _mm_xor_si128(end, ld(&t.l_star));
+                xp = _mm_xor_si128(ld(b), end);
+            }
+            // The tail: `rest.div_ceil(2)` registers (arms written out, not made by a nested
+            // macro, which a `macro_rules!` body cannot hold with its own repetitions).
+            let x = (on, &mut xp, &key.enc);
             match rest.div_ceil(2) {
                 // Nothing after the last whole step.
                 0 if !on => {}
-                $($n => vaes_step!($n, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, (on, &mut xp, &key.enc)),)*
+                0 => vaes_step!(0, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+                1 => vaes_step!(1, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+                2 => vaes_step!(2, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+                3 => vaes_step!(3, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+                4 => vaes_step!(4, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+                5 => vaes_step!(5, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+                6 => vaes_step!(6, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+                7 => vaes_step!(7, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+                8 => vaes_step!(8, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
                 _ => {}
             }
-        };
-    }
-    tail!(0 1 2 3 4 5 6 7 8);
-    if let Some(b) = last {
-        st(b, xp);
-    }
-    st(offset, end);
-    let folded = _mm_xor_si128(
-        _mm256_castsi256_si128(acc),
-        _mm256_extracti128_si256::<1>(acc),
-    );
-    st(sum, _mm_xor_si128(ld(sum), folded));
+            if let Some(b) = last {
+                st(b, xp);
+            }
+            st(offset, end);
+            let folded = _mm_xor_si128(
+                _mm256_castsi256_si128(acc),
+                _mm256_extracti128_si256::<1>(acc),
+            );
+            st(sum, _mm_xor_si128(ld(sum), folded));
+        }
+    };
 }
+
+bulk_vaes_fn!(
+    bulk_vaes,
+    "avx,avx2,vaes,aes",
+    "The CPU has AVX2, VAES and AES-NI;"
+);
+bulk_vaes_fn!(
+    bulk_vaes_vl,
+    "avx,avx2,vaes,aes,avx512f,avx512vl",
+    "The CPU has AVX-512F, AVX-512VL, AVX2, VAES and AES-NI;"
+);
 
 // ---------------------------------------------------------------------------------------
 // the mode
@@ -597,6 +650,7 @@ fn run_chunk<const C: usize>(
         return;
     };
     let first_tab: &Ocb3Key = first_key.derived::<Ocb3Key>();
+    let b = Bulk::of(k);
 
     // Per job: key, table; Offset (Ktop first, the tag's cipher input last), checksum, AD
     // sum.
@@ -641,8 +695,8 @@ fn run_chunk<const C: usize>(
         let mut pad = [0u8; BLOCK];
         let last = (rest != 0).then_some(&mut pad);
         match op {
-            Op::Encrypt => bulk::<ENC>(k, tab, key, &io, full, last, &mut off[j], &mut check[j]),
-            Op::Decrypt => bulk::<DEC>(k, tab, key, &io, full, last, &mut off[j], &mut check[j]),
+            Op::Encrypt => bulk::<ENC>(b, tab, key, &io, full, last, &mut off[j], &mut check[j]),
+            Op::Decrypt => bulk::<DEC>(b, tab, key, &io, full, last, &mut off[j], &mut check[j]),
         }
         if rest != 0 {
             // The output's tail is the input's xor the pad; `xor_tail` hands back the input's
@@ -664,7 +718,7 @@ fn run_chunk<const C: usize>(
             let mut a = pad10(&ad.read_from(BLOCK * afull), arest);
             let last = (arest != 0).then_some(&mut a);
             let mut aoff = [0u8; BLOCK];
-            bulk::<HASH>(k, tab, key, &ad, afull, last, &mut aoff, &mut sum[j]);
+            bulk::<HASH>(b, tab, key, &ad, afull, last, &mut aoff, &mut sum[j]);
             if arest != 0 {
                 xor_into(&mut sum[j], &a);
             }
@@ -714,14 +768,15 @@ mod tests {
     use crate::block::test_bytes as bytes;
     use crate::cpu::{NiToken, VaesToken};
 
-    /// Every backend this CPU has.
-    fn kernels() -> Vec<Kernels> {
+    /// Every wide kernel this CPU can run (the VAES one in both compilations).
+    fn kernels() -> Vec<Bulk> {
         let mut v = Vec::new();
         if let Some(t) = NiToken::get() {
-            v.push(Kernels::Ni(t));
+            v.push(Bulk::Ni(t));
         }
         if let Some(t) = VaesToken::get() {
-            v.push(Kernels::Vaes256(t));
+            v.push(Bulk::Vaes(t));
+            v.extend(VaesVlToken::with(t).map(Bulk::VaesVl));
         }
         v
     }
