@@ -11,10 +11,11 @@
 //!   [`Kernels::encrypt_many`] per chunk of [`CHUNK`] jobs); `Offset_0` from `Stretch`.
 //! * Whole blocks, of the message and (for `HASH(K, A)`) of the associated data, run on this
 //!   file's wide kernels: AES-NI with 8 blocks in flight ([`bulk_ni`]), VAES with 8 ymm
-//!   registers = 16 blocks in flight ([`bulk_vaes`]). The offsets are computed in registers,
-//!   the offset xor before the cipher is merged with the whitening key and the one after
-//!   it into the last round key (`AESENCLAST(x, k ^ O) = AESENCLAST(x, k) ^ O`), and the
-//!   checksum (or the AD sum) is accumulated in a register.
+//!   registers = 16 blocks in flight ([`bulk_vaes`], or the same source compiled for
+//!   AVX-512VL, [`bulk_vaes_vl`], where the CPU has it; see [`Bulk`]). The offsets are
+//!   computed in registers, the offset xor before the cipher is merged with the whitening
+//!   key and the one after it into the last round key (`AESENCLAST(x, k ^ O) =
+//!   AESENCLAST(x, k) ^ O`), and the checksum (or the AD sum) is accumulated in a register.
 //! * Partial blocks: the pad `E(Offset_*)` of a partial last message block, and the
 //!   encryption of a partial last AD block, run in the rounds of the kernel's last step of
 //!   that message or AD (an xmm register beside the step's), not as a latency chain of their
@@ -187,6 +188,7 @@ enum Bulk {
 }
 
 impl Bulk {
+    /// The kernel for backend `k`: the AVX-512VL compilation whenever the CPU allows it.
     fn of(k: Kernels) -> Bulk {
         match k {
             Kernels::Ni(t) => Bulk::Ni(t),
@@ -574,6 +576,7 @@ macro_rules! bulk_vaes_fn {
             }
             // The tail: `rest.div_ceil(2)` registers (arms written out, not made by a nested
             // macro, which a `macro_rules!` body cannot hold with its own repetitions).
+            // The extra xmm register (see `ni_step!`), moved into the one arm that runs.
             let x = (on, &mut xp, &key.enc);
             match rest.div_ceil(2) {
                 // Nothing after the last whole step.
