@@ -35,13 +35,13 @@
 //!
 //! # Doubling and tripling
 //!
-//! [`dbl`], [`tpl`] and the MSB-test variants [`dbl_sar`], [`dbl_mulbit`] (and xmm forms on
+//! [`dbl()`], [`tpl`] and the MSB-test variants [`dbl_sar`], [`dbl_mulbit`] (and xmm forms on
 //! x86) use the big-endian convention of OCB3 and CMAC (byte 0 most significant,
 //! `x^128 = x^7 + x^2 + x + 1`), not GHASH's reflected one. Papers/000 §6.5 measures ways to
 //! test the MSB before the conditional reduction, all with a branch; every variant here turns
 //! the MSB into a mask instead (negation, arithmetic shift, multiplication by the bit, or on
 //! xmm `psrad`/`pcmpgtd` of the top dword), so none depends on the secret value for timing.
-//! [`dbl`] is the crate's CMAC doubling ([`crate::block::dbl`]), reused.
+//! [`dbl()`] is the crate's CMAC doubling ([`crate::block::dbl`]), reused.
 
 mod dbl;
 mod soft;

@@ -18,7 +18,7 @@
 //! four products in the time an xmm one does one and a ymm one two; GHASH on ymm was bound
 //! by that multiplier throughput (5.3 core cycles/block), not by the chain's latency.
 //!
-//! Only GCM's stream ([`gcm`], [`gcm_many`]) runs on zmm; every other use of a key on this
+//! Only GCM's stream ([`gcm_many`]) runs on zmm; every other use of a key on this
 //! backend (block-wise updates, the chain kernels) is [`super::vclmul`]'s, through
 //! [`Vclmul512Token::ymm`].
 

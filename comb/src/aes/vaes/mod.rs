@@ -10,10 +10,10 @@
 //! assembled once per group of the plan ([`GroupKeys`]); a group's windows run ever shorter
 //! prefixes of its lanes, so the pairs, and the assembled rows, stay valid for all of them.
 //!
-//! Every public function takes a [`VaesToken`], the proof that the CPU has AVX2 and VAES; that
-//! is what makes each call of a `#[target_feature]` function below sound. Inside, register
-//! intrinsics are safe; the only `unsafe` left is memory access through pointers, each with
-//! its justification.
+//! Every public function takes a [`VaesToken`](crate::cpu::VaesToken), the proof that the
+//! CPU has AVX2 and VAES; that is what makes each call of a `#[target_feature]` function
+//! below sound. Inside, register intrinsics are safe; the only `unsafe` left is memory
+//! access through pointers, each with its justification.
 
 mod wide;
 
