@@ -728,9 +728,15 @@ fn run_chunk<const C: usize>(
             wipe(&mut a);
             wipe(&mut aoff);
         }
-        // Tag = E(Checksum ^ Offset ^ L_$) ^ HASH(K, A).
-        xor_into(&mut off[j], &xor(&check[j], &tab.l_dollar));
-        wipe(&mut check[j]);
+    }
+    // Tag = E(Checksum ^ Offset ^ L_$) ^ HASH(K, A). A pass of its own, after every job's
+    // kernel: read right after its kernel call, a job's checksum (just updated with the
+    // padded partial block) waited there. Together with `pad10` on a constant block
+    // (block.rs) measured 2-3% faster OCB3 on a realistic mix (4% in an in-process loop);
+    // either change alone measured nothing.
+    for ((o, c), tab) in off.iter_mut().zip(check.iter_mut()).zip(&tabs).take(n) {
+        xor_into(o, &xor(c, &tab.l_dollar));
+        wipe(c);
     }
     k.encrypt_many(&mut off[..n], &keys[..n]);
 
