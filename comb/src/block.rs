@@ -94,6 +94,20 @@ fn prefix_mask(l: usize) -> u128 {
     window(&MASK_WINDOW, l)
 }
 
+/// The constant blocks of a cut after `l` bytes (l <= 16, larger means 16): the mask of the
+/// first `l` bytes and the `10*` pad byte at `l` (all ones and zero for a whole block), as
+/// references into the constant windows, for kernels that load them into vector registers.
+#[inline]
+pub(crate) fn cut_windows(l: usize) -> (&'static Block, &'static Block) {
+    let at = BLOCK - l.min(BLOCK);
+    let w = |window: &'static [u8; 2 * BLOCK]| -> &'static Block {
+        window[at..]
+            .first_chunk()
+            .expect("at <= 16 leaves 16 bytes of a 32-byte window")
+    };
+    (w(&MASK_WINDOW), w(&PAD_WINDOW))
+}
+
 /// `a[..l] ‖ b[l..]` (l <= 16).
 #[inline]
 pub(crate) fn merge(a: &Block, b: &Block, l: usize) -> Block {

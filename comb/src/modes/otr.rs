@@ -39,16 +39,17 @@
 //!    doubled in registers. The remaining pairs of all jobs (on ymm at most one per job) go
 //!    to a cross-job pair pool ([`PairPool`]) run by the same two-layer kernel with per-lane
 //!    keys and masks (8 lanes on xmm, 16 on ymm), so short messages (one or two pairs) still
-//!    fill the AES pipeline when batched.
-//! 4. Last chunk: first-round blocks of every job in one `encrypt_many`, the second-round
-//!    blocks (even last chunks) in another.
+//!    fill the AES pipeline when batched. An even last chunk (17..=32 bytes) is a pair whose
+//!    second block is cut ([`PairLane`]): it joins the pool, staged in a 32-byte buffer.
+//! 4. Odd last chunks (1..=16 bytes): `E(L_ell)` of those jobs in one `encrypt_many`.
 //! 5. `TE` of every job and `TA` of every job with AD: one `encrypt_many`.
 //!
 //! On the single path the same code runs with one job per call (`modes::run` splits); batch
 //! and single paths give the same bytes by construction.
 //!
 //! Secrets wiped after use: `L` and every mask, `Σ`, `ΣA`, `Z`, `TE`, `TA`, the full tag
-//! block, the pools' masks (per-job [`State`] and the pools wipe on drop).
+//! block, the pools' masks, the staged last chunks (per-job [`State`], the pools and the
+//! [`Stage`] wipe on drop).
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
@@ -57,7 +58,9 @@ use core::arch::x86_64::*;
 
 use crate::aes::ni::{load as ld, store as st};
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK};
+use crate::block::{
+    cut_windows, pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK,
+};
 use crate::cpu::{NiToken, VaesToken};
 use crate::gf128::dbl_xmm_sar;
 use crate::gf128::vclmul::VclmulToken;
@@ -155,12 +158,10 @@ struct State {
     l: u128,
     /// Checksum Σ.
     sum: u128,
+    /// `f·La`, the tag mask (with an empty message's checksum block).
+    te: u128,
     /// The input of `TA` (AD jobs): `ΣA ⊕ ozp(A_last) ⊕ g·2^m·Q`.
     ta: u128,
-    /// Even last chunk: `A` (encryption) for the second round.
-    m1: u128,
-    /// `f·La`, the tag mask.
-    te: u128,
 }
 
 struct States([State; CHUNK]);
@@ -170,36 +171,37 @@ impl Drop for States {
         for s in &mut self.0 {
             s.l.zeroize();
             s.sum.zeroize();
-            s.ta.zeroize();
-            s.m1.zeroize();
             s.te.zeroize();
+            s.ta.zeroize();
         }
     }
 }
 
-/// Blocks and keys of one batched cipher call over a chunk (two per job at most), wiped on
-/// drop.
-struct Batch<'k> {
-    blocks: [Block; 2 * CHUNK],
-    keys: [&'k AesKey; 2 * CHUNK],
-    /// `(job, what)` of each entry.
-    tags: [(usize, u8); 2 * CHUNK],
+/// Blocks and keys of one batched cipher call over a chunk (`N`: one per job, or two),
+/// wiped on drop.
+struct Batch<'k, const N: usize> {
+    blocks: [Block; N],
+    keys: [&'k AesKey; N],
+    /// `(job, what)` of each entry (bytes: `CHUNK` <= 256, and the array is zeroed per
+    /// chunk).
+    tags: [(u8, u8); N],
     n: usize,
 }
 
-impl<'k> Batch<'k> {
-    fn new(fill: &'k AesKey) -> Batch<'k> {
+impl<'k, const N: usize> Batch<'k, N> {
+    fn new(fill: &'k AesKey) -> Batch<'k, N> {
         Batch {
-            blocks: [[0; BLOCK]; 2 * CHUNK],
-            keys: [fill; 2 * CHUNK],
-            tags: [(0, 0); 2 * CHUNK],
+            blocks: [[0; BLOCK]; N],
+            keys: [fill; N],
+            tags: [(0, 0); N],
             n: 0,
         }
     }
     fn push(&mut self, b: u128, key: &'k AesKey, job: usize, what: u8) {
         self.blocks[self.n] = b.to_be_bytes();
         self.keys[self.n] = key;
-        self.tags[self.n] = (job, what);
+        debug_assert!(job < CHUNK);
+        self.tags[self.n] = (job as u8, what);
         self.n += 1;
     }
     fn run(&mut self, k: Kernels) {
@@ -213,9 +215,45 @@ impl<'k> Batch<'k> {
     }
 }
 
-impl Drop for Batch<'_> {
+impl<const N: usize> Drop for Batch<'_, N> {
     fn drop(&mut self) {
         self.clear();
+    }
+}
+
+/// The even last chunks of a chunk's jobs, staged for the pair pool (input, then output, in
+/// place), wiped on drop.
+struct Stage {
+    pairs: [[Block; 2]; CHUNK],
+    /// Bit `j`: entry `j` holds a chunk.
+    used: u32,
+}
+
+const _: () = assert!(CHUNK <= 32);
+
+impl Drop for Stage {
+    fn drop(&mut self) {
+        for (j, p) in self.pairs.iter_mut().enumerate() {
+            if self.used >> j & 1 == 1 {
+                // `wipe`, not `zeroize`: one 16-byte store per block, not 16 byte stores.
+                wipe(&mut p[0]);
+                wipe(&mut p[1]);
+            }
+        }
+    }
+}
+
+/// The odd last chunk (`last`, 1..=16 bytes at `off`, the end of the message): output =
+/// input ⊕ `MSB_last(z)`, `z = E(L_ell)`. Returns the input, zero-padded to a block.
+fn out_odd(io: &IoPtrs<'_>, off: usize, last: usize, z: &Block) -> Block {
+    debug_assert!((1..=BLOCK).contains(&last) && off + last == io.len);
+    if last == BLOCK {
+        let input = read_block(io, off);
+        io.write_block(off, &xor(&input, z));
+        input
+    } else {
+        // `len % 16 == last`: the message's partial last block.
+        io.xor_tail(z)
     }
 }
 
@@ -262,7 +300,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     }
 
     // 1. L = E(Format(τ, N)) of every job.
-    let mut batch = Batch::new(fill);
+    let mut batch = Batch::<CHUNK>::new(fill);
     for (j, job) in jobs.iter().enumerate() {
         batch.push(
             format_nonce(job.nonce, tag_len(&job.tag)),
@@ -273,7 +311,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     }
     batch.run(k);
     for i in 0..batch.n {
-        st[batch.tags[i].0].l = int(&batch.blocks[i]);
+        st[usize::from(batch.tags[i].0)].l = int(&batch.blocks[i]);
     }
     batch.clear();
 
@@ -309,137 +347,100 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     }
     bpool.flush(k, st);
 
-    // 3. The whole pairs but the last chunk: wide steps per job, the rest pooled.
-    let mut ppool = PairPool::new(fill, jobs[0].lane.io);
-    for (j, job) in jobs.iter().enumerate() {
-        let io = job.lane.io;
-        let (ell, _) = last_chunk(io.len);
-        let mut l = st[j].l;
-        let mut sum = [0u8; BLOCK];
-        let mut sink = |slot: usize, b: &Block| st[slot].sum ^= int(b);
-        pairs::<DEC>(
-            k,
-            job.lane.key,
-            io,
-            ell,
-            &mut l,
-            &mut sum,
-            &mut ppool,
-            j,
-            &mut sink,
-        );
-        st[j].l = l;
-        st[j].sum ^= int(&sum);
-        l.zeroize();
-        wipe(&mut sum);
+    // 3. The whole pairs: wide steps per job, the rest pooled; an even last chunk joins the
+    //    pool as a cut pair (see `PairLane`), staged. An odd last chunk needs only `E(L_ell)`
+    //    (batched, 4.). The tag mask `f·La` of every job.
+    let mut stage = Stage {
+        pairs: [[[0; BLOCK]; 2]; CHUNK],
+        used: 0,
+    };
+    let mut odd = Batch::<CHUNK>::new(fill);
+    {
+        let mut ppool = PairPool::new(fill, jobs[0].lane.io);
+        for ((j, job), staged) in jobs.iter().enumerate().zip(stage.pairs.iter_mut()) {
+            let io = job.lane.io;
+            let key = job.lane.key;
+            let (ell, last) = last_chunk(io.len);
+            let off = PAIR * ell;
+            let mut l = st[j].l;
+            let mut sum = [0u8; BLOCK];
+            let mut sink = |slot: usize, b: &Block| st[slot].sum ^= int(b);
+            pairs::<DEC>(k, key, io, ell, &mut l, &mut sum, &mut ppool, j, &mut sink);
+            if last > BLOCK {
+                let r = last - BLOCK;
+                let ls = l ^ dbl(l);
+                let (mut x, mut y) = (read_block(&io, off), io.read_from(off + BLOCK));
+                *staged = if DEC { [pad10(&y, r), x] } else { [x, y] };
+                wipe(&mut x);
+                wipe(&mut y);
+                stage.used |= 1 << j;
+                let (first, second) = if DEC { (ls, l) } else { (l, ls) };
+                let lane = PairLane {
+                    io: IoPtrs::in_place(staged.as_flattened_mut(), PAIR),
+                    off: 0,
+                    key,
+                    first: first.to_be_bytes(),
+                    second: second.to_be_bytes(),
+                    slot: j,
+                    cut: r,
+                };
+                ppool.push::<DEC>(k, lane, &mut sink);
+            } else if last > 0 {
+                odd.push(l, key, j, 0);
+            }
+            let s = &mut st[j];
+            // `f·La`: `La = L*_ell` for an even last chunk, `L_ell` for an odd one; `f = 7`
+            // for a whole last block. An empty message's checksum block: `ozp` of nothing.
+            let la = if last > BLOCK { l ^ dbl(l) } else { l };
+            s.te = match last {
+                0 => mul5(la) ^ ozp(&[0; BLOCK], 0),
+                BLOCK | PAIR => mul7(la),
+                _ => mul5(la),
+            };
+            s.l = l;
+            s.sum ^= int(&sum);
+            l.zeroize();
+            wipe(&mut sum);
+        }
+        ppool.flush::<DEC>(k, &mut |slot, b| st[slot].sum ^= int(b));
     }
-    ppool.flush::<DEC>(k, &mut |slot, b| st[slot].sum ^= int(b));
 
-    // 4. The last chunk, first round: E(L) (odd), E(L ⊕ A) (even, encryption) or
-    //    E(L* ⊕ ozp(C_B)) (even, decryption).
-    for (j, job) in jobs.iter().enumerate() {
+    // 4. The odd last chunks: `C = MSB_l(E(L_ell)) ⊕ M` (or back), `Σ ⊕= ozp(M)`.
+    odd.run(k);
+    for i in 0..odd.n {
+        let j = usize::from(odd.tags[i].0);
+        let io = &jobs[j].lane.io;
+        let (ell, last) = last_chunk(io.len);
+        let z = &odd.blocks[i];
+        let mut input = out_odd(io, PAIR * ell, last, z);
+        let mut m = if DEC {
+            truncate(&xor(&input, z), last)
+        } else {
+            input
+        };
+        st[j].sum ^= ozp(&m, last);
+        wipe(&mut m);
+        wipe(&mut input);
+    }
+    odd.clear();
+
+    // 5. The even last chunks out of the stage, in the pair's order.
+    for (job, staged) in jobs.iter().zip(stage.pairs.iter()) {
         let io = &job.lane.io;
         let (ell, last) = last_chunk(io.len);
-        let off = PAIR * ell;
-        let s = &mut st[j];
-        let ls = s.l ^ dbl(s.l);
-        let input = if last <= BLOCK {
-            s.te = if last == BLOCK { mul7(s.l) } else { mul5(s.l) };
-            s.l
-        } else {
-            let r = last - BLOCK;
-            s.te = if r == BLOCK { mul7(ls) } else { mul5(ls) };
-            if DEC {
-                let c2 = io.read_from(off + BLOCK);
-                let p = ozp(&c2, r);
-                s.sum ^= p;
-                ls ^ p
-            } else {
-                let mut a = read_block(io, off);
-                let m1 = int(&a);
-                wipe(&mut a);
-                // From the local, not read back from `s.m1`: a 16-byte load of the two word
-                // stores just made there waited for them (store forwarding fails).
-                s.m1 = m1;
-                s.l ^ m1
-            }
-        };
-        batch.push(input, job.lane.key, j, 0);
-    }
-    batch.run(k);
-    let mut second = Batch::new(fill);
-    for i in 0..batch.n {
-        let j = batch.tags[i].0;
-        let io = &jobs[j].lane.io;
-        let (ell, last) = last_chunk(io.len);
-        let off = PAIR * ell;
-        let z = &batch.blocks[i];
-        let s = &mut st[j];
-        if last <= BLOCK {
-            let inb = io.read_from(off);
-            let mut out = truncate(&xor(&inb, z), last);
-            if last == BLOCK {
-                io.write_block(off, &out);
-            } else if last > 0 {
-                io.xor_tail(z);
-            }
-            s.sum ^= ozp(if DEC { &out } else { &inb }, last);
-            wipe(&mut out);
-        } else {
-            let r = last - BLOCK;
-            let ls = s.l ^ dbl(s.l);
-            if DEC {
-                // z = E(L* ⊕ ozp(C_B)); A = z ⊕ C_A, then E(L ⊕ A).
-                let mut a = xor(z, &read_block(io, off));
-                io.write_block(off, &a);
-                second.push(s.l ^ int(&a), jobs[j].lane.key, j, 0);
-                wipe(&mut a);
-            } else {
-                // z = E(L ⊕ A); C_B = MSB_r(z) ⊕ B.
-                let cb = truncate(&xor(&io.read_from(off + BLOCK), z), r);
-                if r == BLOCK {
-                    io.write_block(off + BLOCK, &cb);
-                } else {
-                    io.xor_tail(z);
-                }
-                let p = ozp(&cb, r);
-                s.sum ^= int(z) ^ p;
-                second.push(ls ^ p, jobs[j].lane.key, j, 0);
-            }
+        if last > BLOCK {
+            let off = PAIR * ell;
+            let [lo, hi] = staged;
+            // Encrypting `ozp(C_B) ‖ C_A`, decrypting `A ‖ B`.
+            let (first, second) = if DEC { (lo, hi) } else { (hi, lo) };
+            io.write_block(off, first);
+            io.write_tail(off + BLOCK, second);
         }
     }
-    batch.clear();
-
-    // 5. Second round of the even last chunks.
-    second.run(k);
-    for i in 0..second.n {
-        let j = second.tags[i].0;
-        let io = &jobs[j].lane.io;
-        let (ell, last) = last_chunk(io.len);
-        let off = PAIR * ell;
-        let z = &second.blocks[i];
-        let s = &mut st[j];
-        if DEC {
-            // z = E(L ⊕ A); B = MSB_r(z) ⊕ C_B.
-            let r = last - BLOCK;
-            let mut b = truncate(&xor(&io.read_from(off + BLOCK), z), r);
-            if r == BLOCK {
-                io.write_block(off + BLOCK, &b);
-            } else {
-                io.xor_tail(z);
-            }
-            wipe(&mut b);
-            s.sum ^= int(z);
-        } else {
-            // C_A = E(L* ⊕ ozp(C_B)) ⊕ A.
-            let mut ca = (int(z) ^ s.m1).to_be_bytes();
-            io.write_block(off, &ca);
-            wipe(&mut ca);
-        }
-    }
-    second.clear();
+    drop(stage);
 
     // 6. TE of every job, TA of the jobs with AD.
+    let mut batch = Batch::<{ 2 * CHUNK }>::new(fill);
     for (j, job) in jobs.iter().enumerate() {
         batch.push(st[j].sum ^ st[j].te, job.lane.key, j, 0);
         if !job.ad.is_empty() {
@@ -449,7 +450,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     batch.run(k);
     let mut tags = [[0u8; BLOCK]; CHUNK];
     for i in 0..batch.n {
-        let j = batch.tags[i].0;
+        let j = usize::from(batch.tags[i].0);
         tags[j] = xor(&tags[j], &batch.blocks[i]);
     }
     batch.clear();
@@ -535,6 +536,15 @@ impl Drop for BlockPool<'_> {
 
 /// One whole pair of some job: input at `io.src + off`, output at `io.dst + off`, the mask of
 /// the first round (`L_i` encrypting, `L*_i` decrypting) and of the second, the job's slot.
+///
+/// Also an even last chunk of OTR (`16 < l <= 32` bytes, `r = l − 16`), staged in a 32-byte
+/// buffer: it is a pair whose second block is cut to `r` bytes. Encrypting, the staged input
+/// is `A ‖ B ‖ 0*`, the masks `L_ell`, `L*_ell`, and the kernel cuts the first round's output
+/// to `ozp(MSB_r(Z ⊕ B)) = ozp(C_B)` before the second round ([`PairLane::cut`] = r); the
+/// output is `ozp(C_B) ‖ C_A` (the pair's order swapped) and the checksum block `Z ⊕
+/// ozp(C_B)`. Decrypting, the staged input is `ozp(C_B) ‖ C_A`, the masks `L*_ell`, `L_ell`;
+/// the unchanged kernel gives `A ‖ (Z ⊕ ozp(C_B))`, whose first `r` bytes are `B`, and the
+/// checksum block `Z ⊕ ozp(C_B)`. For a whole pair these are the pair's own formulas.
 #[derive(Clone, Copy)]
 pub(crate) struct PairLane<'a> {
     io: IoPtrs<'a>,
@@ -543,6 +553,9 @@ pub(crate) struct PairLane<'a> {
     first: Block,
     second: Block,
     slot: usize,
+    /// Bytes of the first round's output kept before the second round, encrypting (16: a
+    /// whole pair).
+    cut: usize,
 }
 
 /// Pairs of any jobs, run `POOL` (ymm) or 8 (xmm) at a time through the two-round Feistel;
@@ -551,6 +564,8 @@ pub(crate) struct PairLane<'a> {
 pub(crate) struct PairPool<'a> {
     lanes: [PairLane<'a>; POOL],
     n: usize,
+    /// Some lane (encrypting) is cut: the flush runs the kernel that cuts.
+    cut: bool,
 }
 
 impl<'a> PairPool<'a> {
@@ -562,10 +577,12 @@ impl<'a> PairPool<'a> {
             first: [0; BLOCK],
             second: [0; BLOCK],
             slot: 0,
+            cut: BLOCK,
         };
         PairPool {
             lanes: [lane; POOL],
             n: 0,
+            cut: false,
         }
     }
 
@@ -577,6 +594,9 @@ impl<'a> PairPool<'a> {
         }
     }
 
+    // Always inlined: out of line, the lane is built on the stack (its masks as two 8-byte
+    // stores each) and copied in with 16-byte loads that wait for those stores.
+    #[inline(always)]
     fn push<const DEC: bool>(
         &mut self,
         k: Kernels,
@@ -586,6 +606,8 @@ impl<'a> PairPool<'a> {
         // The kernel reads 32 bytes of input and writes 32 of output at `off`.
         assert!(lane.off <= lane.io.len && PAIR <= lane.io.len - lane.off);
         assert!(lane.io.len <= lane.io.out_cap && !lane.io.dst.is_null());
+        assert!(lane.cut <= BLOCK);
+        self.cut |= !DEC && lane.cut < BLOCK;
         self.lanes[self.n] = lane;
         self.n += 1;
         if self.n == Self::width(k) {
@@ -609,16 +631,30 @@ impl<'a> PairPool<'a> {
             // Keys of several sizes (not for OTR's 16-byte keys; kept correct anyway): one
             // lane at a time.
             for (l, s) in lanes.iter().zip(sums.iter_mut()) {
+                let (l, s) = (core::slice::from_ref(l), core::slice::from_mut(s));
                 // SAFETY: the token proves AES-NI; `push` checked the lane's bounds.
-                unsafe { pool_ni::<1, DEC>(core::slice::from_ref(l), core::slice::from_mut(s)) }
+                unsafe {
+                    if self.cut {
+                        pool_ni::<1, DEC, true>(l, s)
+                    } else {
+                        pool_ni::<1, DEC, false>(l, s)
+                    }
+                }
             }
         } else {
-            match k {
-                // SAFETY: the token proves AES-NI; `push` checked every lane's bounds.
-                Kernels::Ni(t) => unsafe { pool_ni_dispatch::<DEC>(t, lanes, &mut sums[..n]) },
-                // SAFETY: the token proves AVX2, VAES and AES-NI; `push` checked the bounds.
-                Kernels::Vaes256(t) => unsafe {
-                    pool_vaes_dispatch::<DEC>(t, lanes, &mut sums[..n])
+            let sums = &mut sums[..n];
+            // SAFETY (all four): the token proves AES-NI (and AVX2, VAES for the ymm
+            // kernel); `push` checked every lane's bounds.
+            match (k, self.cut) {
+                (Kernels::Ni(t), false) => unsafe {
+                    pool_ni_dispatch::<DEC, false>(t, lanes, sums)
+                },
+                (Kernels::Ni(t), true) => unsafe { pool_ni_dispatch::<DEC, true>(t, lanes, sums) },
+                (Kernels::Vaes256(t), false) => unsafe {
+                    pool_vaes_dispatch::<DEC, false>(t, lanes, sums)
+                },
+                (Kernels::Vaes256(t), true) => unsafe {
+                    pool_vaes_dispatch::<DEC, true>(t, lanes, sums)
                 },
             }
         }
@@ -627,6 +663,7 @@ impl<'a> PairPool<'a> {
             wipe(s);
         }
         self.n = 0;
+        self.cut = false;
     }
 }
 
@@ -704,7 +741,7 @@ macro_rules! enc_x {
 /// AES-NI (the token); every lane's 32 bytes at `off` inside its input and output; all lanes'
 /// keys of one size.
 #[target_feature(enable = "aes,sse2")]
-unsafe fn pool_ni_dispatch<const DEC: bool>(
+unsafe fn pool_ni_dispatch<const DEC: bool, const CUT: bool>(
     _t: NiToken,
     lanes: &[PairLane<'_>],
     sums: &mut [Block],
@@ -713,14 +750,14 @@ unsafe fn pool_ni_dispatch<const DEC: bool>(
         // SAFETY: forwarded from the caller.
         unsafe {
             match l.len() {
-                1 => pool_ni::<1, DEC>(l, s),
-                2 => pool_ni::<2, DEC>(l, s),
-                3 => pool_ni::<3, DEC>(l, s),
-                4 => pool_ni::<4, DEC>(l, s),
-                5 => pool_ni::<5, DEC>(l, s),
-                6 => pool_ni::<6, DEC>(l, s),
-                7 => pool_ni::<7, DEC>(l, s),
-                _ => pool_ni::<8, DEC>(l, s),
+                1 => pool_ni::<1, DEC, CUT>(l, s),
+                2 => pool_ni::<2, DEC, CUT>(l, s),
+                3 => pool_ni::<3, DEC, CUT>(l, s),
+                4 => pool_ni::<4, DEC, CUT>(l, s),
+                5 => pool_ni::<5, DEC, CUT>(l, s),
+                6 => pool_ni::<6, DEC, CUT>(l, s),
+                7 => pool_ni::<7, DEC, CUT>(l, s),
+                _ => pool_ni::<8, DEC, CUT>(l, s),
             }
         }
     }
@@ -728,13 +765,17 @@ unsafe fn pool_ni_dispatch<const DEC: bool>(
 
 /// The two-round Feistel on `N` pairs of any jobs (`lanes.len() == N`): the `N` first-round
 /// blocks in flight, then the `N` second-round blocks. Writes each pair's checksum block `B`
-/// to `sums`.
+/// to `sums`. `CUT` (encrypting): the first round's output cut to each lane's
+/// [`PairLane::cut`] bytes and `10*`-padded, the checksum block `Z ⊕` that (`B` when whole).
 ///
 /// # Safety
 /// As [`pool_ni_dispatch`], with exactly `N` lanes and sums.
 #[inline]
 #[target_feature(enable = "aes,sse2")]
-unsafe fn pool_ni<const N: usize, const DEC: bool>(lanes: &[PairLane<'_>], sums: &mut [Block]) {
+unsafe fn pool_ni<const N: usize, const DEC: bool, const CUT: bool>(
+    lanes: &[PairLane<'_>],
+    sums: &mut [Block],
+) {
     debug_assert!(lanes.len() == N && sums.len() == N);
     let rounds = lanes[0].key.rounds.min(14);
     let shared = lanes.iter().all(|l| core::ptr::eq(l.key, lanes[0].key));
@@ -749,7 +790,23 @@ unsafe fn pool_ni<const N: usize, const DEC: bool>(lanes: &[PairLane<'_>], sums:
     let b: [__m128i; N] = core::array::from_fn(|j| unsafe {
         _mm_loadu_si128(lanes[j].io.src.add(lanes[j].off + BLOCK).cast())
     });
-    let y1: [__m128i; N] = core::array::from_fn(|j| _mm_xor_si128(x[j], b[j]));
+    let y1: [__m128i; N] = core::array::from_fn(|j| {
+        let y = _mm_xor_si128(x[j], b[j]);
+        if CUT && !DEC {
+            let (keep, pad) = cut_windows(lanes[j].cut);
+            _mm_xor_si128(_mm_and_si128(y, ld(keep)), ld(pad))
+        } else {
+            y
+        }
+    });
+    // The checksum block: `B` (whole pairs encrypting), `Z ⊕ y1` (cut lanes).
+    let sv: [__m128i; N] = core::array::from_fn(|j| {
+        if CUT && !DEC {
+            _mm_xor_si128(x[j], y1[j])
+        } else {
+            b[j]
+        }
+    });
     let mut x2: [__m128i; N] = core::array::from_fn(|j| _mm_xor_si128(y1[j], ld(&lanes[j].second)));
     enc_x!(&mut x2, key, rounds);
     for j in 0..N {
@@ -759,7 +816,7 @@ unsafe fn pool_ni<const N: usize, const DEC: bool>(lanes: &[PairLane<'_>], sums:
             _mm_storeu_si128(dst.cast(), y1[j]);
             _mm_storeu_si128(dst.add(BLOCK).cast(), y2);
         }
-        st(&mut sums[j], if DEC { y2 } else { b[j] });
+        st(&mut sums[j], if DEC { y2 } else { sv[j] });
     }
 }
 
@@ -1011,7 +1068,7 @@ macro_rules! enc_y {
 /// # Safety
 /// AVX2, VAES, AES-NI (the token); as [`pool_ni_dispatch`] otherwise.
 #[target_feature(enable = "avx2,vaes,aes")]
-unsafe fn pool_vaes_dispatch<const DEC: bool>(
+unsafe fn pool_vaes_dispatch<const DEC: bool, const CUT: bool>(
     _t: VaesToken,
     lanes: &[PairLane<'_>],
     sums: &mut [Block],
@@ -1020,14 +1077,14 @@ unsafe fn pool_vaes_dispatch<const DEC: bool>(
         // SAFETY: forwarded from the caller.
         unsafe {
             match l.len().div_ceil(2) {
-                1 => pool_vaes::<1, DEC>(l, s),
-                2 => pool_vaes::<2, DEC>(l, s),
-                3 => pool_vaes::<3, DEC>(l, s),
-                4 => pool_vaes::<4, DEC>(l, s),
-                5 => pool_vaes::<5, DEC>(l, s),
-                6 => pool_vaes::<6, DEC>(l, s),
-                7 => pool_vaes::<7, DEC>(l, s),
-                _ => pool_vaes::<8, DEC>(l, s),
+                1 => pool_vaes::<1, DEC, CUT>(l, s),
+                2 => pool_vaes::<2, DEC, CUT>(l, s),
+                3 => pool_vaes::<3, DEC, CUT>(l, s),
+                4 => pool_vaes::<4, DEC, CUT>(l, s),
+                5 => pool_vaes::<5, DEC, CUT>(l, s),
+                6 => pool_vaes::<6, DEC, CUT>(l, s),
+                7 => pool_vaes::<7, DEC, CUT>(l, s),
+                _ => pool_vaes::<8, DEC, CUT>(l, s),
             }
         }
     }
@@ -1037,11 +1094,16 @@ unsafe fn pool_vaes_dispatch<const DEC: bool>(
 /// `2r`, `2r + 1` in register `r`; an odd count leaves the last register's high half a shadow
 /// of its low lane: computed, never stored).
 ///
+/// `CUT`: as in [`pool_ni`].
+///
 /// # Safety
 /// As [`pool_vaes_dispatch`], with `lanes.len()` `2R - 1` or `2R` and as many sums.
 #[inline]
 #[target_feature(enable = "avx2,vaes,aes")]
-unsafe fn pool_vaes<const R: usize, const DEC: bool>(lanes: &[PairLane<'_>], sums: &mut [Block]) {
+unsafe fn pool_vaes<const R: usize, const DEC: bool, const CUT: bool>(
+    lanes: &[PairLane<'_>],
+    sums: &mut [Block],
+) {
     let n = lanes.len();
     debug_assert!((n == 2 * R || n + 1 == 2 * R) && sums.len() == n);
     let rounds = lanes[0].key.rounds.min(14);
@@ -1078,12 +1140,36 @@ unsafe fn pool_vaes<const R: usize, const DEC: bool>(lanes: &[PairLane<'_>], sum
     let mut x: [__m256i; R] = core::array::from_fn(|r| _mm256_xor_si256(a[r], mask(r, false)));
     enc_y!(&mut x, row, rounds);
     let b: [__m256i; R] = core::array::from_fn(|r| load(r, BLOCK));
-    let y1: [__m256i; R] = core::array::from_fn(|r| _mm256_xor_si256(x[r], b[r]));
+    let y1: [__m256i; R] = core::array::from_fn(|r| {
+        let y = _mm256_xor_si256(x[r], b[r]);
+        if CUT && !DEC {
+            let ((klo, plo), (khi, phi)) =
+                (cut_windows(lanes[2 * r].cut), cut_windows(lanes[hi(r)].cut));
+            // SAFETY: four 16-byte constant blocks.
+            let (keep, pad) = unsafe {
+                (
+                    _mm256_loadu2_m128i(khi.as_ptr().cast(), klo.as_ptr().cast()),
+                    _mm256_loadu2_m128i(phi.as_ptr().cast(), plo.as_ptr().cast()),
+                )
+            };
+            _mm256_xor_si256(_mm256_and_si256(y, keep), pad)
+        } else {
+            y
+        }
+    });
+    // The checksum block: `B` (whole pairs encrypting), `Z ⊕ y1` (cut lanes).
+    let cs: [__m256i; R] = core::array::from_fn(|r| {
+        if CUT && !DEC {
+            _mm256_xor_si256(x[r], y1[r])
+        } else {
+            b[r]
+        }
+    });
     let mut x2: [__m256i; R] = core::array::from_fn(|r| _mm256_xor_si256(y1[r], mask(r, true)));
     enc_y!(&mut x2, row, rounds);
     for r in 0..R {
         let y2 = _mm256_xor_si256(x2[r], a[r]);
-        let sv = if DEC { y2 } else { b[r] };
+        let sv = if DEC { y2 } else { cs[r] };
         let lo = &lanes[2 * r];
         unsafe {
             let d = lo.io.dst.add(lo.off);
@@ -1282,6 +1368,7 @@ pub(crate) fn pairs<'a, const DEC: bool>(
             first: first.to_be_bytes(),
             second: second.to_be_bytes(),
             slot,
+            cut: BLOCK,
         };
         pool.push::<DEC>(k, lane, sink);
         *l = dbl(*l);
