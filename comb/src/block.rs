@@ -81,11 +81,17 @@ static PAD_WINDOW: [u8; 2 * BLOCK] = {
 /// block then waited on (store forwarding fails from two stores to one load): seen on
 /// OCB3's checksum of a partial last block (see `modes::ocb3::run_chunk`).
 #[inline(always)]
-fn window(window: &[u8; 2 * BLOCK], l: usize) -> u128 {
+fn window(window: &'static [u8; 2 * BLOCK], l: usize) -> u128 {
+    u128::from_le_bytes(*window_block(window, l))
+}
+
+/// The block of `window` from `16 - min(l, 16)`, in place.
+#[inline(always)]
+fn window_block(window: &'static [u8; 2 * BLOCK], l: usize) -> &'static Block {
     let at = BLOCK - l.min(BLOCK);
-    let mut w = [0u8; BLOCK];
-    w.copy_from_slice(&window[at..at + BLOCK]);
-    u128::from_le_bytes(w)
+    window[at..]
+        .first_chunk()
+        .expect("at <= 16 leaves 16 bytes of a 32-byte window")
 }
 
 /// The first `l` (0..=16) bytes of a block, as a mask on its little-endian integer.
@@ -99,13 +105,7 @@ fn prefix_mask(l: usize) -> u128 {
 /// references into the constant windows, for kernels that load them into vector registers.
 #[inline]
 pub(crate) fn cut_windows(l: usize) -> (&'static Block, &'static Block) {
-    let at = BLOCK - l.min(BLOCK);
-    let w = |window: &'static [u8; 2 * BLOCK]| -> &'static Block {
-        window[at..]
-            .first_chunk()
-            .expect("at <= 16 leaves 16 bytes of a 32-byte window")
-    };
-    (w(&MASK_WINDOW), w(&PAD_WINDOW))
+    (window_block(&MASK_WINDOW, l), window_block(&PAD_WINDOW, l))
 }
 
 /// `a[..l] ‖ b[l..]` (l <= 16).

@@ -154,7 +154,7 @@ fn last_chunk(len: usize) -> (usize, usize) {
 /// The secret per-job values of a chunk, wiped on drop.
 #[derive(Clone, Copy, Default)]
 struct State {
-    /// `L_i` of the next pair to process; after the body `L_ell`.
+    /// `L = L_0`, the mask of the first pair.
     l: u128,
     /// Checksum Σ.
     sum: u128,
@@ -182,9 +182,8 @@ impl Drop for States {
 struct Batch<'k, const N: usize> {
     blocks: [Block; N],
     keys: [&'k AesKey; N],
-    /// `(job, what)` of each entry (bytes: `CHUNK` <= 256, and the array is zeroed per
-    /// chunk).
-    tags: [(u8, u8); N],
+    /// The job of each entry (a byte: `CHUNK` <= 256, and the array is zeroed per chunk).
+    jobs: [u8; N],
     n: usize,
 }
 
@@ -193,15 +192,15 @@ impl<'k, const N: usize> Batch<'k, N> {
         Batch {
             blocks: [[0; BLOCK]; N],
             keys: [fill; N],
-            tags: [(0, 0); N],
+            jobs: [0; N],
             n: 0,
         }
     }
-    fn push(&mut self, b: u128, key: &'k AesKey, job: usize, what: u8) {
+    fn push(&mut self, b: u128, key: &'k AesKey, job: usize) {
         self.blocks[self.n] = b.to_be_bytes();
         self.keys[self.n] = key;
         debug_assert!(job < CHUNK);
-        self.tags[self.n] = (job as u8, what);
+        self.jobs[self.n] = job as u8;
         self.n += 1;
     }
     fn run(&mut self, k: Kernels) {
@@ -223,22 +222,13 @@ impl<const N: usize> Drop for Batch<'_, N> {
 
 /// The even last chunks of a chunk's jobs, staged for the pair pool (input, then output, in
 /// place), wiped on drop.
-struct Stage {
-    pairs: [[Block; 2]; CHUNK],
-    /// Bit `j`: entry `j` holds a chunk.
-    used: u32,
-}
-
-const _: () = assert!(CHUNK <= 32);
+struct Stage([[Block; 2]; CHUNK]);
 
 impl Drop for Stage {
     fn drop(&mut self) {
-        for (j, p) in self.pairs.iter_mut().enumerate() {
-            if self.used >> j & 1 == 1 {
-                // `wipe`, not `zeroize`: one 16-byte store per block, not 16 byte stores.
-                wipe(&mut p[0]);
-                wipe(&mut p[1]);
-            }
+        // `wipe`, not `zeroize`: one 16-byte store per block, not 16 byte stores.
+        for b in self.0.as_flattened_mut() {
+            wipe(b);
         }
     }
 }
@@ -302,16 +292,11 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     // 1. L = E(Format(τ, N)) of every job.
     let mut batch = Batch::<CHUNK>::new(fill);
     for (j, job) in jobs.iter().enumerate() {
-        batch.push(
-            format_nonce(job.nonce, tag_len(&job.tag)),
-            job.lane.key,
-            j,
-            0,
-        );
+        batch.push(format_nonce(job.nonce, tag_len(&job.tag)), job.lane.key, j);
     }
     batch.run(k);
     for i in 0..batch.n {
-        st[usize::from(batch.tags[i].0)].l = int(&batch.blocks[i]);
+        st[usize::from(batch.jobs[i])].l = int(&batch.blocks[i]);
     }
     batch.clear();
 
@@ -350,14 +335,11 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     // 3. The whole pairs: wide steps per job, the rest pooled; an even last chunk joins the
     //    pool as a cut pair (see `PairLane`), staged. An odd last chunk needs only `E(L_ell)`
     //    (batched, 4.). The tag mask `f·La` of every job.
-    let mut stage = Stage {
-        pairs: [[[0; BLOCK]; 2]; CHUNK],
-        used: 0,
-    };
+    let mut stage = Stage([[[0; BLOCK]; 2]; CHUNK]);
     let mut odd = Batch::<CHUNK>::new(fill);
     {
         let mut ppool = PairPool::new(fill, jobs[0].lane.io);
-        for ((j, job), staged) in jobs.iter().enumerate().zip(stage.pairs.iter_mut()) {
+        for ((j, job), staged) in jobs.iter().enumerate().zip(stage.0.iter_mut()) {
             let io = job.lane.io;
             let key = job.lane.key;
             let (ell, last) = last_chunk(io.len);
@@ -366,40 +348,32 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
             let mut sum = [0u8; BLOCK];
             let mut sink = |slot: usize, b: &Block| st[slot].sum ^= int(b);
             pairs::<DEC>(k, key, io, ell, &mut l, &mut sum, &mut ppool, j, &mut sink);
+            // `La`, the tag's mask base: `L*_ell` for an even last chunk, `L_ell` for an odd
+            // one.
+            let mut la = if last > BLOCK { l ^ dbl(l) } else { l };
             if last > BLOCK {
                 let r = last - BLOCK;
-                let ls = l ^ dbl(l);
                 let (mut x, mut y) = (read_block(&io, off), io.read_from(off + BLOCK));
                 *staged = if DEC { [pad10(&y, r), x] } else { [x, y] };
                 wipe(&mut x);
                 wipe(&mut y);
-                stage.used |= 1 << j;
-                let (first, second) = if DEC { (ls, l) } else { (l, ls) };
-                let lane = PairLane {
-                    io: IoPtrs::in_place(staged.as_flattened_mut(), PAIR),
-                    off: 0,
-                    key,
-                    first: first.to_be_bytes(),
-                    second: second.to_be_bytes(),
-                    slot: j,
-                    cut: r,
-                };
+                let io = IoPtrs::in_place(staged.as_flattened_mut(), PAIR);
+                let lane = PairLane::new::<DEC>(io, 0, key, l, la, j, r);
                 ppool.push::<DEC>(k, lane, &mut sink);
             } else if last > 0 {
-                odd.push(l, key, j, 0);
+                odd.push(l, key, j);
             }
             let s = &mut st[j];
-            // `f·La`: `La = L*_ell` for an even last chunk, `L_ell` for an odd one; `f = 7`
-            // for a whole last block. An empty message's checksum block: `ozp` of nothing.
-            let la = if last > BLOCK { l ^ dbl(l) } else { l };
+            // `f·La`, `f = 7` for a whole last block. An empty message's checksum block:
+            // `ozp` of nothing.
             s.te = match last {
                 0 => mul5(la) ^ ozp(&[0; BLOCK], 0),
                 BLOCK | PAIR => mul7(la),
                 _ => mul5(la),
             };
-            s.l = l;
             s.sum ^= int(&sum);
             l.zeroize();
+            la.zeroize();
             wipe(&mut sum);
         }
         ppool.flush::<DEC>(k, &mut |slot, b| st[slot].sum ^= int(b));
@@ -408,7 +382,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     // 4. The odd last chunks: `C = MSB_l(E(L_ell)) ⊕ M` (or back), `Σ ⊕= ozp(M)`.
     odd.run(k);
     for i in 0..odd.n {
-        let j = usize::from(odd.tags[i].0);
+        let j = usize::from(odd.jobs[i]);
         let io = &jobs[j].lane.io;
         let (ell, last) = last_chunk(io.len);
         let z = &odd.blocks[i];
@@ -425,7 +399,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     odd.clear();
 
     // 5. The even last chunks out of the stage, in the pair's order.
-    for (job, staged) in jobs.iter().zip(stage.pairs.iter()) {
+    for (job, staged) in jobs.iter().zip(stage.0.iter()) {
         let io = &job.lane.io;
         let (ell, last) = last_chunk(io.len);
         if last > BLOCK {
@@ -442,15 +416,15 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     // 6. TE of every job, TA of the jobs with AD.
     let mut batch = Batch::<{ 2 * CHUNK }>::new(fill);
     for (j, job) in jobs.iter().enumerate() {
-        batch.push(st[j].sum ^ st[j].te, job.lane.key, j, 0);
+        batch.push(st[j].sum ^ st[j].te, job.lane.key, j);
         if !job.ad.is_empty() {
-            batch.push(st[j].ta, job.lane.key, j, 1);
+            batch.push(st[j].ta, job.lane.key, j);
         }
     }
     batch.run(k);
     let mut tags = [[0u8; BLOCK]; CHUNK];
     for i in 0..batch.n {
-        let j = usize::from(batch.tags[i].0);
+        let j = usize::from(batch.jobs[i]);
         tags[j] = xor(&tags[j], &batch.blocks[i]);
     }
     batch.clear();
@@ -556,6 +530,33 @@ pub(crate) struct PairLane<'a> {
     /// Bytes of the first round's output kept before the second round, encrypting (16: a
     /// whole pair).
     cut: usize,
+}
+
+impl<'a> PairLane<'a> {
+    /// The lane of the pair at `off` of `io` with masks `L_i`, `L*_i = 3·L_i`, in the
+    /// order of direction `DEC`.
+    // Always inlined, as `PairPool::push`: the masks go straight into the pool's lane.
+    #[inline(always)]
+    fn new<const DEC: bool>(
+        io: IoPtrs<'a>,
+        off: usize,
+        key: &'a AesKey,
+        l: u128,
+        ls: u128,
+        slot: usize,
+        cut: usize,
+    ) -> PairLane<'a> {
+        let (first, second) = if DEC { (ls, l) } else { (l, ls) };
+        PairLane {
+            io,
+            off,
+            key,
+            first: first.to_be_bytes(),
+            second: second.to_be_bytes(),
+            slot,
+            cut,
+        }
+    }
 }
 
 /// Pairs of any jobs, run `POOL` (ymm) or 8 (xmm) at a time through the two-round Feistel;
@@ -1359,17 +1360,7 @@ pub(crate) fn pairs<'a, const DEC: bool>(
 ) {
     let done = body_wide::<DEC>(k, key, &io, ell, l, sum);
     for p in done..ell {
-        let ls = *l ^ dbl(*l);
-        let (first, second) = if DEC { (ls, *l) } else { (*l, ls) };
-        let lane = PairLane {
-            io,
-            off: PAIR * p,
-            key,
-            first: first.to_be_bytes(),
-            second: second.to_be_bytes(),
-            slot,
-            cut: BLOCK,
-        };
+        let lane = PairLane::new::<DEC>(io, PAIR * p, key, *l, *l ^ dbl(*l), slot, BLOCK);
         pool.push::<DEC>(k, lane, sink);
         *l = dbl(*l);
     }
