@@ -306,6 +306,34 @@ impl Kernels {
         }
     }
 
+    /// GCM encryption of one message with its CTR and its GHASH stitched in one kernel: CTR
+    /// with a 32-bit counter from `ctr` (= inc32(J0)) over `io`, and `s` set to `S`, the
+    /// GHASH of `ad` and the ciphertext. Only on VAES with a key whose GHASH runs on zmm;
+    /// elsewhere nothing is done and the result is `false` (the caller runs
+    /// [`Kernels::ctr`] and the stream hash).
+    pub(crate) fn gcm_encrypt(
+        self,
+        key: &AesKey,
+        io: &IoPtrs<'_>,
+        ctr: &Block,
+        ad: &[u8],
+        s: &mut Block,
+    ) -> bool {
+        let Kernels::Vaes256(t) = self else {
+            return false;
+        };
+        let g = key.ghash_key();
+        let Some(z) = g.zmm() else {
+            return false;
+        };
+        *s = [0; 16];
+        if !ad.is_empty() {
+            g.ghash_update(s, ad);
+        }
+        vaes::gcm_encrypt(t, z, key, io, ctr, ad.len(), s);
+        true
+    }
+
     /// Independent blocks under per-block keys: the batched initialisation/finalisation
     /// steps. On VAES, keys that repeat with period two (one key for the batch, or two
     /// alternating) run on the wide ECB kernel; any other pattern, and every block on the

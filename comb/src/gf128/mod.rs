@@ -246,12 +246,20 @@ struct GcmBlocks<'a> {
 impl<'a> GcmBlocks<'a> {
     #[inline(always)]
     fn new(ad: &'a [u8], ct: &'a [u8]) -> GcmBlocks<'a> {
+        GcmBlocks::resume(ad, ct, ad.len(), ct.len())
+    }
+
+    /// The stream of `ad || ct` closed by the lengths block of a message whose `A` and `C`
+    /// are `ad_len` and `ct_len` bytes long: for the part of a message not yet hashed, when
+    /// `ad` and `ct` are what is left of them (a whole number of blocks consumed from each).
+    #[inline(always)]
+    fn resume(ad: &'a [u8], ct: &'a [u8], ad_len: usize, ct_len: usize) -> GcmBlocks<'a> {
         let bits = |len: usize| u128::from((len as u64).wrapping_mul(8));
         GcmBlocks {
             parts: [ad, ct],
             part: 0,
             n: 0,
-            lengths: ((bits(ad.len()) << 64) | bits(ct.len())).to_be_bytes(),
+            lengths: ((bits(ad_len) << 64) | bits(ct_len)).to_be_bytes(),
             long: ad.len() >= 16 * BLOCK || ct.len() >= 16 * BLOCK,
         }
     }
@@ -350,6 +358,27 @@ fn stream_step<S, const WIDE: bool>(
     c.next_group(pending).map(|g| agg8(s, g))
 }
 
+/// The rest of one message's GHASH stream `c` from state `s`, one chain: its groups (with
+/// `WIDE`, sixteen blocks under one reduction where they lie whole) and its final group.
+#[inline(always)]
+fn gcm_stream_one<S: Copy, const WIDE: bool>(
+    mut c: GcmBlocks<'_>,
+    mut s: S,
+    agg8: impl Fn(S, &[Block; 8]) -> S,
+    agg16: impl Fn(S, &[Block; 8], &[Block; 8]) -> S,
+    agg_n: impl Fn(S, &[Block]) -> S,
+) -> S {
+    let mut pending = [[0u8; BLOCK]; 8];
+    while let Some(next) = stream_step::<S, WIDE>(&mut c, &mut pending, s, &agg8, &agg16) {
+        s = next;
+    }
+    s = agg_n(s, c.last_group(&mut pending));
+    for b in &mut pending {
+        crate::block::wipe(b);
+    }
+    s
+}
+
 /// Messages whose GHASH streams [`gcm_stream_many`] advances side by side. One stream's
 /// groups form a dependent chain (each reduction feeds the next group's first product);
 /// independent chains interleaved keep the multiplier busy while each waits on its
@@ -400,16 +429,13 @@ fn gcm_stream_wide_many<'a, S: Copy, const WIDE: bool>(
     if count == 1 {
         // Nothing to interleave: one chain, without the lanes' set-up.
         let (ad, ct) = stream(0);
-        let mut pending = [[0u8; BLOCK]; 8];
-        let mut c = GcmBlocks::new(ad, ct);
-        let mut s = zero;
-        while let Some(next) = step(0, &mut c, &mut pending, s) {
-            s = next;
-        }
-        s = agg_n(0, s, c.last_group(&mut pending));
-        for b in &mut pending {
-            crate::block::wipe(b);
-        }
+        let s = gcm_stream_one::<S, WIDE>(
+            GcmBlocks::new(ad, ct),
+            zero,
+            |s, g| agg8(0, s, g),
+            |s, a, b| agg16(0, s, a, b),
+            |s, g| agg_n(0, s, g),
+        );
         return done(0, s);
     }
     const L: usize = GCM_LANES;
@@ -449,6 +475,29 @@ fn gcm_stream_wide_many<'a, S: Copy, const WIDE: bool>(
     }
     for b in pending.iter_mut().flatten() {
         crate::block::wipe(b);
+    }
+}
+
+/// A GHASH key on the zmm backend: its powers, its product variant, and the proof that the
+/// CPU has AVX-512F, AVX-512BW, VPCLMULQDQ, PCLMULQDQ and SSSE3 ([`GhashKey::zmm`]).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[derive(Clone, Copy)]
+pub(crate) struct ZmmGhash<'k> {
+    token: vclmul512::Vclmul512Token,
+    karatsuba: bool,
+    pow: &'k Powers,
+}
+
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+impl ZmmGhash<'_> {
+    /// The proof of the CPU's features.
+    pub(crate) fn token(self) -> vclmul512::Vclmul512Token {
+        self.token
+    }
+
+    /// Whether products are Karatsuba's (three multiplications) or schoolbook (four).
+    pub(crate) fn karatsuba(self) -> bool {
+        self.karatsuba
     }
 }
 
@@ -708,6 +757,20 @@ impl GhashKey {
                 Kernel::Vclmul512(t, v) => vclmul512::gcm_many(t, v, keys, data, outs),
             }
             at = end;
+        }
+    }
+
+    /// This key's zmm GHASH, if that is its backend: what GCM's stitched encryption kernel
+    /// hashes with (see [`vclmul512::GcmStitch`]).
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    pub(crate) fn zmm(&self) -> Option<ZmmGhash<'_>> {
+        match self.kernel {
+            Kernel::Vclmul512(token, v) => Some(ZmmGhash {
+                token,
+                karatsuba: v == MulVariant::Karatsuba,
+                pow: &self.pow,
+            }),
+            _ => None,
         }
     }
 

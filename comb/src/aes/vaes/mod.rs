@@ -17,7 +17,7 @@
 
 mod wide;
 
-pub(crate) use wide::{crypt_many, ctr, ecb_then_cfb_decrypt, parallel};
+pub(crate) use wide::{crypt_many, ctr, ecb_then_cfb_decrypt, gcm_encrypt, parallel};
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;

@@ -32,6 +32,8 @@ const ECB_CFB: u8 = 4;
 use crate::aes::{AesKey, CounterWidth, Parallel, RoundKeys};
 use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::VaesToken;
+use crate::gf128::vclmul512::GcmStitch;
+use crate::gf128::ZmmGhash;
 
 /// Registers per step of the main loops: latency 4 x two VAES per cycle.
 const REGS: usize = 8;
@@ -560,6 +562,27 @@ macro_rules! ctr_step {
 /// The CPU has AVX2, VAES and AES-NI; `io.len <= io.out_cap` and `io.dst` is non-null.
 #[target_feature(enable = "avx,avx2,vaes,aes")]
 unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+    // SAFETY: the caller's contract is this function's.
+    unsafe { ctr_vaes_then::<LOW32>(key, io, ctr, |_, _| {}) }
+}
+
+/// [`ctr_vaes`], calling `written(w, last)` after every step with `w`, the number of whole
+/// blocks written so far (blocks `0..w` of the output are final): after each 16-block step
+/// of the main loop with `last` false, and once at the end with `w` = every whole block and
+/// `last` true (the partial block, if any, is written after that call). A caller inlines
+/// this into a function of more features, so that `written` (GCM's GHASH of the ciphertext
+/// written so far) issues right behind the next step's rounds.
+///
+/// # Safety
+/// As [`ctr_vaes`].
+#[inline]
+#[target_feature(enable = "avx,avx2,vaes,aes")]
+unsafe fn ctr_vaes_then<const LOW32: bool>(
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    ctr: &Block,
+    mut written: impl FnMut(usize, bool),
+) {
     let rounds = key.rounds.min(14);
     let keys = WideKeys::one(&key.enc);
     let c0 = u128::from_be_bytes(*ctr);
@@ -619,19 +642,21 @@ unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block
             ctr_step!(keys, rounds, io, i, x, STEP);
             cur = ctr_add2::<LOW32>(cur, advance);
             i += STEP;
+            written(i, false);
         }
     } else {
         while i + STEP <= full {
             let x: [__m256i; REGS] = core::array::from_fn(|j| pair(i + 2 * j));
             ctr_step!(keys, rounds, io, i, x, STEP);
             i += STEP;
+            written(i, false);
         }
     }
     // 0..=16 blocks left, the last possibly partial: one step of rest/2 registers (rounded
     // up) writes the full ones; the partial block's keystream is kept for `xor_tail`.
     let rest = blocks - i;
     if rest == 0 {
-        return;
+        return written(full, true);
     }
     let stored = full - i;
     macro_rules! tail {
@@ -649,6 +674,7 @@ unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block
         };
     }
     let last = tail!(1 2 3 4 5 6 7);
+    written(full, true);
     if stored < rest {
         // The partial block is block i + rest - 1: the high half of the last register when
         // `rest` is even, else the low half.
@@ -663,6 +689,68 @@ unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block
         io.xor_tail(&ks);
         crate::block::wipe(&mut ks);
     }
+}
+
+// ---------------------------------------------------------------------------------------
+// GCM
+
+/// GCM encryption of one message: [`ctr`] with a 32-bit counter from `ctr` (= inc32(J0)),
+/// with the GHASH of the ciphertext on zmm ([`GcmStitch`]) stitched between its steps: each
+/// 16-block group is hashed one step after it is written, so that its work overlaps the
+/// rounds of the next step and its loads read stores that have left the store buffer (a
+/// zmm load over two ymm stores still in flight is not forwarded: hashing each group right
+/// after its own step measured 0.30-0.33 TSC cycles/byte at 16 KiB against 0.26). `s` is
+/// the hash of the padded `A` (`ad_len` bytes) on entry, `S` on return.
+pub(crate) fn gcm_encrypt(
+    _t: VaesToken,
+    g: ZmmGhash<'_>,
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    ctr: &Block,
+    ad_len: usize,
+    s: &mut Block,
+) {
+    assert!(io.len <= io.out_cap && !io.dst.is_null());
+    let _zmm = g.token();
+    // SAFETY: the VaesToken proves AVX, AVX2, VAES and AES-NI; `g` carries the proof of
+    // AVX-512F, AVX-512BW, VPCLMULQDQ, PCLMULQDQ, SSE2 and SSSE3; bounds asserted above.
+    unsafe {
+        if g.karatsuba() {
+            gcm_encrypt_vaes::<true>(g, key, io, ctr, ad_len, s);
+        } else {
+            gcm_encrypt_vaes::<false>(g, key, io, ctr, ad_len, s);
+        }
+    }
+}
+
+/// # Safety
+/// The CPU has AVX, AVX2, VAES, AES-NI, AVX-512F, AVX-512BW, VPCLMULQDQ, PCLMULQDQ and SSSE3;
+/// `io.len <= io.out_cap` and `io.dst` is non-null.
+#[target_feature(enable = "avx,avx2,vaes,aes,avx512f,avx512bw,vpclmulqdq,pclmulqdq,sse2,ssse3")]
+unsafe fn gcm_encrypt_vaes<const KARA: bool>(
+    g: ZmmGhash<'_>,
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    ctr: &Block,
+    ad_len: usize,
+    s: &mut Block,
+) {
+    let mut hash = GcmStitch::<KARA>::new(g, s);
+    let ct = io.dst.cast_const();
+    // The group a step writes is hashed after the next step's rounds are issued (one
+    // step behind, where its loads find the stores committed), the rest at the end.
+    let absorb = |w: usize, last: bool| {
+        let ready = if last { w } else { w.saturating_sub(STEP) };
+        // SAFETY: `ctr_vaes_then` passes `w` once blocks 0..w of the output are final, and
+        // the output is not written below block w afterwards; `ready <= w`.
+        unsafe { hash.absorb(ct, ready) }
+    };
+    // SAFETY: the caller's contract is `ctr_vaes_then`'s.
+    unsafe { ctr_vaes_then::<true>(key, io, ctr, absorb) };
+    // SAFETY: the CTR wrote all `io.len` bytes of the output (`len <= out_cap`, non-null);
+    // nothing writes it while this view lives.
+    let c = unsafe { core::slice::from_raw_parts(ct, io.len) };
+    hash.finish(c, ad_len, s);
 }
 
 #[cfg(test)]
@@ -945,6 +1033,67 @@ mod tests {
     fn ctr_lengths() -> impl Iterator<Item = usize> + Clone {
         // Every byte length up to 40 blocks and a bit, plus larger whole and partial ones.
         (0..=16 * 41 + 3).chain([1440, 1600, 4111, 4112, 4113])
+    }
+
+    /// The stitched GCM kernel against the xmm CTR and the xmm GHASH of (A, C), for both
+    /// zmm product variants, every key size, A of 0, 5 and 32 bytes, lengths around every
+    /// step boundary, copy and in place, and a 32-bit counter that wraps inside a message;
+    /// nothing past the message written.
+    #[test]
+    fn gcm_encrypt_matches_ctr_then_ghash() {
+        use crate::gf128::{GhashBackend, GhashKey, MulVariant};
+        let Some(t) = VaesToken::get() else { return };
+        let lens = (0..=16 * 50 + 3)
+            .step_by(5)
+            .chain([1440, 4096, 4111, 4112, 4113]);
+        for v in [MulVariant::Schoolbook, MulVariant::Karatsuba] {
+            for (ki, klen) in [16usize, 24, 32].into_iter().enumerate() {
+                let key = AesKey::new(&bytes(ki as u64 + 51, klen)).unwrap();
+                let h: Block = bytes(ki as u64 + 61, BLOCK).try_into().unwrap();
+                let Ok(g) = GhashKey::with_backend(&h, GhashBackend::Vclmul512(v)) else {
+                    return; // no AVX-512 / VPCLMULQDQ
+                };
+                let z = g.zmm().unwrap();
+                let xmm = GhashKey::with_backend(&h, GhashBackend::Clmul(v)).unwrap();
+                for (n, len) in lens.clone().enumerate() {
+                    let ad = bytes(len as u64 + 3, [0, 5, 32][n % 3]);
+                    // Every third message's counter wraps mod 2^32 after 7 blocks.
+                    let mut c0: Block = bytes(len as u64 + 7, BLOCK).try_into().unwrap();
+                    if n % 3 == 1 {
+                        c0[12..].copy_from_slice(&(u32::MAX - 6).to_be_bytes());
+                    }
+                    let input = bytes(len as u64 + 9, len);
+                    let mut want = vec![0xEEu8; len + 17];
+                    let io = IoPtrs::copy(&input, &mut want);
+                    ni::ctr(t.ni(), &key, &io, &c0, CounterWidth::Low32);
+                    let s_want = xmm.gcm_ghash(&ad, &want[..len]);
+                    let what = format!("{v:?} key {klen} len {len} ad {}", ad.len());
+
+                    let mut got = vec![0xEEu8; len + 17];
+                    let mut s = [0u8; BLOCK];
+                    g.ghash_update(&mut s, &ad);
+                    let io = IoPtrs::copy(&input, &mut got);
+                    gcm_encrypt(t, z, &key, &io, &c0, ad.len(), &mut s);
+                    assert_eq!((&got, s), (&want, s_want), "{what} copy");
+
+                    let mut buf = input.clone();
+                    buf.extend_from_slice(&[0x5A; 7]);
+                    let mut s = [0u8; BLOCK];
+                    g.ghash_update(&mut s, &ad);
+                    gcm_encrypt(
+                        t,
+                        z,
+                        &key,
+                        &IoPtrs::in_place(&mut buf, len),
+                        &c0,
+                        ad.len(),
+                        &mut s,
+                    );
+                    assert_eq!((&buf[..len], s), (&want[..len], s_want), "{what} in place");
+                    assert_eq!(&buf[len..], &[0x5A; 7], "{what} in place");
+                }
+            }
+        }
     }
 
     #[test]
