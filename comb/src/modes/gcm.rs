@@ -129,13 +129,12 @@ fn run_chunk<const C: usize>(
     // S of every job: the tag block before E_K(J0) is added; the jobs' hashes side by side.
     let mut s = [[0u8; BLOCK]; C];
     let mut ghash_keys: [&GhashKey; C] = [first.lane.key.ghash_key(); C];
-    for (g, job) in ghash_keys.iter_mut().zip(chunk.iter()) {
-        *g = job.lane.key.ghash_key();
-    }
     match op {
         Op::Encrypt => {
             // A message of STITCH_MIN bytes or more runs CTR and GHASH in one kernel where
-            // the backends allow it; the others (`rest`, job indices) hash side by side.
+            // the backends allow it; the others (`rest`, job indices: C <= 256) hash side by
+            // side.
+            const { assert!(C <= 256) };
             let mut rest = [0u8; C];
             let mut m = 0;
             for (i, job) in chunk.iter().enumerate() {
@@ -179,6 +178,9 @@ fn run_chunk<const C: usize>(
             }
         }
         Op::Decrypt => {
+            for (g, job) in ghash_keys.iter_mut().zip(chunk.iter()) {
+                *g = job.lane.key.ghash_key();
+            }
             // SAFETY: by the `IoPtrs` invariant `src` is valid for reads of `len` bytes
             // (non-null even when empty: it comes from a slice). Nothing writes any output
             // (in place, the same memory) while these views are alive.
