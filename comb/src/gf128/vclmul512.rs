@@ -177,8 +177,10 @@ fn agg16<const KARA: bool>(pow: &Powers, s: __m128i, a: &[Block; 8], b: &[Block;
 /// rounds (VAESENC and VPCLMULQDQ share its two FP pipes: ten ymm VAESENC and two zmm
 /// VPCLMULQDQ take 8.5 core cycles against 5 and 4 alone), but the rest of each unit's
 /// work (loads, byte swaps, xors, the folds and the reduction chain) overlapped with the
-/// other's, and the ciphertext hashed from L1 right after it is written: GCM encryption of
-/// 16 KiB messages 0.279 -> 0.258 TSC cycles/byte, 1440 bytes 0.349 -> 0.328. Hashing the
+/// other's, and the ciphertext hashed from L1 right after it is written. GCM encryption,
+/// TSC cycles/byte, `comb bench` medians: 16 KiB messages 0.281 -> 0.259, 2048 bytes 0.333
+/// -> 0.322, 1440 bytes within 1% (an in-process loop, best of 41, showed 0.349 -> 0.328
+/// there; the difference is not understood). Hashing the
 /// group a step wrote between the rounds of the next one, by hand, was slower (0.30 at
 /// 16 KiB) than leaving the overlap to the out-of-order core.
 ///
