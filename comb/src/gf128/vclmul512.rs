@@ -170,9 +170,10 @@ fn agg16<const KARA: bool>(pow: &Powers, s: __m128i, a: &[Block; 8], b: &[Block;
     reduce4::<KARA>(w)
 }
 
-/// Final groups of fewer blocks take [`clmul::agg_n`]. Measured (GCM, TSC cycles/byte):
-/// in an in-process loop over 64 messages (fastest of 41), the zmm kernel for every size
-/// was 3-12% faster for final groups of 6-8 blocks, even at 5 and slower at 1-4 (the
+/// The fewest blocks of a final group that [`agg_last`] hashes on zmm; smaller groups take
+/// [`clmul::agg_n`]. Measured (GCM, TSC cycles/byte): in an in-process loop over 64
+/// messages (fastest of 41), the zmm kernel for every size was 2-12% faster for final
+/// groups of 6-8 blocks, even at 5 and slower at 1-4 (the
 /// lane assembly and the fold lengthen the chain at the end of a message, where the xmm
 /// products would issue in the shadow of other work). With this threshold, `comb bench`
 /// (alternated builds, both directions): 100-byte messages 2.05-2.15 -> 1.90-1.96,
