@@ -186,6 +186,23 @@ impl VaesToken {
     }
 }
 
+/// Proof that AVX-512F and AVX-512BW exist beside everything [`VaesToken`] proves: VAES then
+/// runs on zmm registers (four blocks per instruction), and byte-masked loads and stores cover
+/// a message's last bytes. Not a backend of its own: kernels that measured faster on zmm pick
+/// it inside `Vaes256` (see `aes::vaes::wide::ctr`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct VaesZmmToken(VaesToken);
+
+impl VaesZmmToken {
+    /// Some token iff the CPU, which has what `vaes` proves, also has AVX-512F and AVX-512BW.
+    /// Two cached detections: a few loads, cheap beside a message's CTR.
+    pub(crate) fn with(vaes: VaesToken) -> Option<VaesZmmToken> {
+        let ok =
+            std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw");
+        ok.then_some(VaesZmmToken(vaes))
+    }
+}
+
 /// Proof that AVX-512F and AVX-512VL exist beside everything [`VaesToken`] proves: a ymm
 /// kernel may then be compiled with EVEX encodings, which give it 32 vector registers and the
 /// three-input logic instruction (VPTERNLOGQ). Not a backend of its own: kernels that measured
