@@ -189,7 +189,7 @@ impl VaesToken {
 /// Proof that AVX-512F and AVX-512BW exist beside everything [`VaesToken`] proves: VAES then
 /// runs on zmm registers (four blocks per instruction), and byte-masked loads and stores cover
 /// a message's last bytes. Not a backend of its own: kernels that measured faster on zmm pick
-/// it inside `Vaes256` (see `aes::vaes::wide::ctr`).
+/// it inside `Vaes256` (see `aes::vaes::wide::ctr`, `modes::ocb3`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct VaesZmmToken(VaesToken);
 
@@ -200,22 +200,5 @@ impl VaesZmmToken {
         let ok =
             std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw");
         ok.then_some(VaesZmmToken(vaes))
-    }
-}
-
-/// Proof that AVX-512F and AVX-512VL exist beside everything [`VaesToken`] proves: a ymm
-/// kernel may then be compiled with EVEX encodings, which give it 32 vector registers and the
-/// three-input logic instruction (VPTERNLOGQ). Not a backend of its own: kernels that measured
-/// faster so compiled pick it inside `Vaes256` (see `modes::ocb3`).
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct VaesVlToken(VaesToken);
-
-impl VaesVlToken {
-    /// Some token iff the CPU, which has what `vaes` proves, also has AVX-512F and AVX-512VL.
-    /// Two cached detections: a few loads, cheap enough once per batch call.
-    pub(crate) fn with(vaes: VaesToken) -> Option<VaesVlToken> {
-        let ok =
-            std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512vl");
-        ok.then_some(VaesVlToken(vaes))
     }
 }

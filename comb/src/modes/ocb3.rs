@@ -10,9 +10,9 @@
 //! * Per job: `Ktop = E(Nonce[1..122] || 0^6)`, batched across all jobs of the call (one
 //!   [`Kernels::encrypt_many`] per chunk of [`CHUNK`] jobs); `Offset_0` from `Stretch`.
 //! * Whole blocks, of the message and (for `HASH(K, A)`) of the associated data, run on this
-//!   file's wide kernels: AES-NI with 8 blocks in flight ([`bulk_ni`]), VAES with 8 ymm
-//!   registers = 16 blocks in flight ([`bulk_vaes`], or the same source compiled for
-//!   AVX-512VL, [`bulk_vaes_vl`], where the CPU has it; see [`Bulk`]). The offsets are
+//!   file's wide kernels: AES-NI with 8 blocks in flight ([`bulk_ni`]), VAES with 16 blocks
+//!   in flight, in 8 ymm registers ([`bulk_vaes`]) or, where the CPU has AVX-512F/BW, in 4
+//!   zmm registers with the tail under byte masks ([`bulk_zmm`]; see [`Bulk`]). The offsets are
 //!   computed in registers, the offset xor before the cipher is merged with the whitening
 //!   key and the one after it into the last round key (`AESENCLAST(x, k ^ O) =
 //!   AESENCLAST(x, k) ^ O`), and the checksum (or the AD sum) is accumulated in a register.
@@ -44,7 +44,7 @@ use crate::aes::{AesKey, Derived, Kernels, RoundKeys};
 use crate::block::{
     dbl, pad10, store_short, tag_matches, truncate, wipe, xor, xor_into, Block, IoPtrs, BLOCK,
 };
-use crate::cpu::{NiToken, VaesToken, VaesVlToken};
+use crate::cpu::{NiToken, VaesToken, VaesZmmToken};
 use crate::modes::{format_nonce, set_ok, Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::{Error, JobResult, Op};
@@ -166,8 +166,8 @@ fn bulk<const MODE: u8>(
         Bulk::Ni(_) => unsafe { bulk_ni::<MODE>(t, key, io, blocks, last, offset, sum) },
         // SAFETY: the token proves AVX2, VAES and AES-NI; bounds as above.
         Bulk::Vaes(_) => unsafe { bulk_vaes::<MODE>(t, key, io, blocks, last, offset, sum) },
-        // SAFETY: the token proves that and AVX-512F/VL; bounds as above.
-        Bulk::VaesVl(_) => unsafe { bulk_vaes_vl::<MODE>(t, key, io, blocks, last, offset, sum) },
+        // SAFETY: the token proves AVX2, VAES, AES-NI and AVX-512F/BW; bounds as above.
+        Bulk::Zmm(_) => unsafe { bulk_zmm::<MODE>(t, key, io, blocks, last, offset, sum) },
     }
 }
 
@@ -178,21 +178,23 @@ enum Bulk {
     Ni(NiToken),
     /// [`bulk_vaes`].
     Vaes(VaesToken),
-    /// [`bulk_vaes_vl`]: the same source compiled with AVX-512F/VL where the CPU has them.
-    /// EVEX encodings give it 32 ymm registers, so the step's 16 offset-difference rows stay
-    /// in registers instead of being reloaded from the stack every step, and three-input
-    /// xors (VPTERNLOGQ) for the offsets, the whitening key and the checksum. Measured on
-    /// Zen 4 against [`bulk_vaes`] (`comb bench`, TSC cycles/byte): the realistic mix
-    /// 0.341 → 0.321 encrypting, 0.352 → 0.335 decrypting; 1440-byte messages 0.199 → 0.190.
-    VaesVl(VaesVlToken),
+    /// [`bulk_zmm`], where the CPU has AVX-512F/BW. It replaced the ymm kernel compiled for
+    /// AVX-512VL (32 registers, VPTERNLOGQ; itself 6% faster than [`bulk_vaes`] on Zen 4).
+    /// Against that, `comb bench` on Zen 4, alternated builds, TSC cycles/byte: the realistic
+    /// mix 0.313-0.318 -> 0.308-0.310 encrypting, 0.318-0.325 -> 0.313-0.319 decrypting;
+    /// 1440-byte messages 0.191-0.200 -> 0.183-0.185 and 0.194-0.201 -> 0.189-0.191. The
+    /// AES work is the same (a zmm VAESENC issues once per cycle, a ymm one twice); the
+    /// loads, xors, stores and the tail's half-register handling are fewer.
+    Zmm(VaesZmmToken),
 }
 
 impl Bulk {
-    /// The kernel for backend `k`: the AVX-512VL compilation whenever the CPU allows it.
+    /// The kernel for backend `k`: on VAES the zmm kernel where the CPU has AVX-512F/BW,
+    /// else the ymm one.
     fn of(k: Kernels) -> Bulk {
         match k {
             Kernels::Ni(t) => Bulk::Ni(t),
-            Kernels::Vaes256(t) => VaesVlToken::with(t).map_or(Bulk::Vaes(t), Bulk::VaesVl),
+            Kernels::Vaes256(t) => VaesZmmToken::with(t).map_or(Bulk::Vaes(t), Bulk::Zmm),
         }
     }
 }
@@ -505,116 +507,314 @@ macro_rules! vaes_step {
     }};
 }
 
-/// `bulk_vaes_fn!(name, "features", "cpu")`: the VAES kernel, defined once and compiled for
-/// two feature sets ([`bulk_vaes`], [`bulk_vaes_vl`]; see [`Bulk`]). The source is the same;
-/// only the instructions LLVM may choose differ.
-macro_rules! bulk_vaes_fn {
-    ($name:ident, $features:literal, $cpu:literal) => {
-        /// # Safety
-        #[doc = $cpu]
-        /// `16 * blocks <= io.len` and, unless `HASH`, `io.dst` is non-null and
-        /// `16 * blocks <= io.out_cap`.
-        #[target_feature(enable = $features)]
-        unsafe fn $name<const MODE: u8>(
-            t: &Ocb3Key,
-            key: &AesKey,
-            io: &IoPtrs<'_>,
-            blocks: usize,
-            last: Option<&mut Block>,
-            offset: &mut Block,
-            sum: &mut Block,
-        ) {
-            const REGS: usize = 8;
-            const W: usize = 2 * REGS;
-            let rk = if MODE == DEC { &key.dec } else { &key.enc };
-            let rounds = key.rounds.min(14);
-            let (k0, kl) = (rk2(rk, 0), rk2(rk, rounds));
-            let mut base = ld(offset);
-            // The last round key with the offset folded in (HASH: without).
-            let last_key = |b: __m256i| {
-                if MODE == HASH {
-                    kl
-                } else {
-                    _mm256_xor_si256(b, kl)
-                }
-            };
-            let mut acc = _mm256_setzero_si256();
-            let mut i = 0;
-            // Bounds of every step: blocks i..i + 2N (- 1 if odd), all below `blocks` (caller).
-            while i + W <= blocks {
-                // Block i + 16 (the last register's high half): base ^ C_15 ^ L_ntz(i + 16); the
-                // table's pair for register 7 is (C_15, C_15), so xor L_ntz into its high half.
-                let lz = ld(&t.l[ntz(i + W)]);
-                let corr = _mm256_set_m128i(lz, _mm_setzero_si128());
-                let cv = |j: usize| {
-                    if j == REGS - 1 {
-                        _mm256_xor_si256(c_pair(t, j), corr)
-                    } else {
-                        c_pair(t, j)
-                    }
-                };
-                let b2 = _mm256_broadcastsi128_si256(base);
-                let (a, z) = (_mm256_xor_si256(b2, k0), last_key(b2));
-                let mut none = _mm_setzero_si128();
-                let extra = (false, &mut none, &key.enc);
-                vaes_step!(REGS, MODE; rk, rounds, io, i, false, a, z, cv, &mut acc, extra);
-                base = _mm_xor_si128(base, _mm_xor_si128(ld(&t.c[15]), lz));
-                i += W;
-            }
-            let rest = blocks - i; // 0..16
-            let odd = rest % 2 == 1;
-            let cv = |j: usize| c_pair(t, j);
-            let b2 = _mm256_broadcastsi128_si256(base);
-            let (a, z) = (_mm256_xor_si256(b2, k0), last_key(b2));
-            let mut end = _mm_xor_si128(base, ld(&t.c[rest]));
-            // The partial block after the tail, xored with Offset_* (see `bulk`).
-            let on = last.is_some();
-            let mut xp = _mm_setzero_si128();
-            if let Some(b) = &last {
-                end = _mm_xor_si128(end, ld(&t.l_star));
-                xp = _mm_xor_si128(ld(b), end);
-            }
-            // The tail: `rest.div_ceil(2)` registers (arms written out, not made by a nested
-            // macro, which a `macro_rules!` body cannot hold with its own repetitions).
-            // The extra xmm register (see `ni_step!`), moved into the one arm that runs.
-            let x = (on, &mut xp, &key.enc);
-            match rest.div_ceil(2) {
-                // Nothing after the last whole step.
-                0 if !on => {}
-                0 => vaes_step!(0, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
-                1 => vaes_step!(1, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
-                2 => vaes_step!(2, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
-                3 => vaes_step!(3, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
-                4 => vaes_step!(4, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
-                5 => vaes_step!(5, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
-                6 => vaes_step!(6, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
-                7 => vaes_step!(7, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
-                8 => vaes_step!(8, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
-                _ => {}
-            }
-            if let Some(b) = last {
-                st(b, xp);
-            }
-            st(offset, end);
-            let folded = _mm_xor_si128(
-                _mm256_castsi256_si128(acc),
-                _mm256_extracti128_si256::<1>(acc),
-            );
-            st(sum, _mm_xor_si128(ld(sum), folded));
+/// The ymm VAES kernel: 8 registers of 2 blocks = 16 blocks in flight.
+///
+/// # Safety
+/// The CPU has AVX2, VAES and AES-NI;
+/// `16 * blocks <= io.len` and, unless `HASH`, `io.dst` is non-null and
+/// `16 * blocks <= io.out_cap`.
+#[target_feature(enable = "avx,avx2,vaes,aes")]
+unsafe fn bulk_vaes<const MODE: u8>(
+    t: &Ocb3Key,
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    blocks: usize,
+    last: Option<&mut Block>,
+    offset: &mut Block,
+    sum: &mut Block,
+) {
+    const REGS: usize = 8;
+    const W: usize = 2 * REGS;
+    let rk = if MODE == DEC { &key.dec } else { &key.enc };
+    let rounds = key.rounds.min(14);
+    let (k0, kl) = (rk2(rk, 0), rk2(rk, rounds));
+    let mut base = ld(offset);
+    // The last round key with the offset folded in (HASH: without).
+    let last_key = |b: __m256i| {
+        if MODE == HASH {
+            kl
+        } else {
+            _mm256_xor_si256(b, kl)
         }
     };
+    let mut acc = _mm256_setzero_si256();
+    let mut i = 0;
+    // Bounds of every step: blocks i..i + 2N (- 1 if odd), all below `blocks` (caller).
+    while i + W <= blocks {
+        // Block i + 16 (the last register's high half): base ^ C_15 ^ L_ntz(i + 16); the
+        // table's pair for register 7 is (C_15, C_15), so xor L_ntz into its high half.
+        let lz = ld(&t.l[ntz(i + W)]);
+        let corr = _mm256_set_m128i(lz, _mm_setzero_si128());
+        let cv = |j: usize| {
+            if j == REGS - 1 {
+                _mm256_xor_si256(c_pair(t, j), corr)
+            } else {
+                c_pair(t, j)
+            }
+        };
+        let b2 = _mm256_broadcastsi128_si256(base);
+        let (a, z) = (_mm256_xor_si256(b2, k0), last_key(b2));
+        let mut none = _mm_setzero_si128();
+        let extra = (false, &mut none, &key.enc);
+        vaes_step!(REGS, MODE; rk, rounds, io, i, false, a, z, cv, &mut acc, extra);
+        base = _mm_xor_si128(base, _mm_xor_si128(ld(&t.c[15]), lz));
+        i += W;
+    }
+    let rest = blocks - i; // 0..16
+    let odd = rest % 2 == 1;
+    let cv = |j: usize| c_pair(t, j);
+    let b2 = _mm256_broadcastsi128_si256(base);
+    let (a, z) = (_mm256_xor_si256(b2, k0), last_key(b2));
+    let mut end = _mm_xor_si128(base, ld(&t.c[rest]));
+    // The partial block after the tail, xored with Offset_* (see `bulk`).
+    let on = last.is_some();
+    let mut xp = _mm_setzero_si128();
+    if let Some(b) = &last {
+        end = _mm_xor_si128(end, ld(&t.l_star));
+        xp = _mm_xor_si128(ld(b), end);
+    }
+    // The tail: `rest.div_ceil(2)` registers (arms written out, not made by a nested
+    // macro, which a `macro_rules!` body cannot hold with its own repetitions).
+    // The extra xmm register (see `ni_step!`), moved into the one arm that runs.
+    let x = (on, &mut xp, &key.enc);
+    match rest.div_ceil(2) {
+        // Nothing after the last whole step.
+        0 if !on => {}
+        0 => vaes_step!(0, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+        1 => vaes_step!(1, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+        2 => vaes_step!(2, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+        3 => vaes_step!(3, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+        4 => vaes_step!(4, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+        5 => vaes_step!(5, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+        6 => vaes_step!(6, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+        7 => vaes_step!(7, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+        8 => vaes_step!(8, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
+        _ => {}
+    }
+    if let Some(b) = last {
+        st(b, xp);
+    }
+    st(offset, end);
+    let folded = _mm_xor_si128(
+        _mm256_castsi256_si128(acc),
+        _mm256_extracti128_si256::<1>(acc),
+    );
+    st(sum, _mm_xor_si128(ld(sum), folded));
 }
 
-bulk_vaes_fn!(
-    bulk_vaes,
-    "avx,avx2,vaes,aes",
-    "The CPU has AVX2, VAES and AES-NI;"
-);
-bulk_vaes_fn!(
-    bulk_vaes_vl,
-    "avx,avx2,vaes,aes,avx512f,avx512vl",
-    "The CPU has AVX-512F, AVX-512VL, AVX2, VAES and AES-NI;"
-);
+// ---------------------------------------------------------------------------------------
+// zmm kernel: 4 registers of 4 blocks
+
+/// `(c[4r + 1], .., c[4r + 4])` for `r < 4` (see [`Ocb3Key::c`]: `c[16] = c[15]`).
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn c_quad(t: &Ocb3Key, r: usize) -> __m512i {
+    let r = r.min(3);
+    let p = t.c[4 * r + 1..4 * r + 5].as_ptr();
+    // SAFETY: `p` points at 4 consecutive blocks of `t.c` (4r + 4 <= 16), 64 readable bytes.
+    unsafe { _mm512_loadu_si512(p.cast()) }
+}
+
+/// Round key `r` (r < 15) in all four lanes.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn rk4(k: &RoundKeys, r: usize) -> __m512i {
+    _mm512_broadcast_i32x4(ld(&k.0[r]))
+}
+
+/// `zmm_step!(N, MODE; rk, rounds, io, i, bytes, a, z, cv, acc, extra)`: the blocks from
+/// block `i` in `N` zmm registers, register `j` holding blocks `i + 4j .. i + 4j + 4`: all
+/// of them (`bytes` None) or those among the first `bytes` bytes (a multiple of 16; the
+/// other lanes load zero, store nothing and add nothing to `acc`). Offsets, `a`, `z`, `acc`
+/// and `extra` as in [`vaes_step!`], `cv(j)` register `j`'s four offset differences.
+///
+/// Use only inside a `#[target_feature(enable = "avx,avx2,vaes,aes,avx512f,avx512bw")]`
+/// function with the blocks inside the input and (unless `HASH`) the non-null output,
+/// `rounds <= 14`.
+macro_rules! zmm_step {
+    ($n:expr, $mode:expr; $rk:expr, $rounds:expr, $io:expr, $i:expr, $bytes:expr, $a:expr, $z:expr, $cv:expr, $acc:expr, $extra:expr) => {{
+        const N: usize = $n;
+        let rk: &RoundKeys = $rk;
+        let rounds: usize = $rounds;
+        let io: &IoPtrs<'_> = $io;
+        let i: usize = $i;
+        let bytes: Option<usize> = $bytes;
+        let (a, z): (__m512i, __m512i) = ($a, $z);
+        let acc: &mut __m512i = $acc;
+        let (on, xp, enc): (bool, &mut __m128i, &RoundKeys) = $extra;
+        if on {
+            *xp = _mm_xor_si128(*xp, ld(&enc.0[0]));
+        }
+        // Register j's byte mask (all ones without `bytes`) and the same as a qword mask.
+        let masks = |j: usize| -> (u64, u8) {
+            match bytes {
+                None => (u64::MAX, 0xFF),
+                Some(b) => {
+                    let blocks = (b / BLOCK).saturating_sub(4 * j).min(4);
+                    if blocks == 4 {
+                        (u64::MAX, 0xFF)
+                    } else {
+                        ((1u64 << (16 * blocks)) - 1, (1u8 << (2 * blocks)) - 1)
+                    }
+                }
+            }
+        };
+        let mut x = [_mm512_setzero_si512(); N];
+        for (j, xj) in x.iter_mut().enumerate() {
+            let at = BLOCK * (i + 4 * j);
+            // SAFETY: the (unmasked) blocks are inside the input (caller); masked-off bytes
+            // are not read and do not fault.
+            let p = unsafe {
+                match bytes {
+                    None => _mm512_loadu_si512(io.src.add(at).cast()),
+                    Some(_) => _mm512_maskz_loadu_epi8(masks(j).0, io.src.add(at).cast()),
+                }
+            };
+            if $mode == ENC {
+                // Masked-off lanes are zero: nothing enters the checksum.
+                *acc = _mm512_xor_si512(*acc, p);
+            }
+            *xj = _mm512_ternarylogic_epi64::<0x96>(p, a, $cv(j));
+        }
+        for r in 1..rounds {
+            let kr = rk4(rk, r);
+            for xj in x.iter_mut() {
+                *xj = if $mode == DEC {
+                    _mm512_aesdec_epi128(*xj, kr)
+                } else {
+                    _mm512_aesenc_epi128(*xj, kr)
+                };
+            }
+            if on {
+                *xp = _mm_aesenc_si128(*xp, ld(&enc.0[r]));
+            }
+        }
+        if on {
+            *xp = _mm_aesenclast_si128(*xp, ld(&enc.0[rounds]));
+        }
+        for (j, xj) in x.iter().enumerate() {
+            // HASH sums the bare cipher outputs: no offset in the last round key.
+            let kl = if $mode == HASH {
+                z
+            } else {
+                _mm512_xor_si512(z, $cv(j))
+            };
+            let y = if $mode == DEC {
+                _mm512_aesdeclast_epi128(*xj, kl)
+            } else {
+                _mm512_aesenclast_epi128(*xj, kl)
+            };
+            let (bm, qm) = masks(j);
+            if $mode != HASH {
+                let at = BLOCK * (i + 4 * j);
+                // SAFETY: the (unmasked) blocks are inside the non-null output (caller).
+                unsafe {
+                    match bytes {
+                        None => _mm512_storeu_si512(io.dst.add(at).cast(), y),
+                        Some(_) => _mm512_mask_storeu_epi8(io.dst.add(at).cast(), bm, y),
+                    }
+                }
+            }
+            if $mode != ENC {
+                // The masked-off lanes' outputs must not enter the sum or checksum.
+                *acc = _mm512_xor_si512(*acc, _mm512_maskz_mov_epi64(qm, y));
+            }
+        }
+    }};
+}
+
+/// The zmm kernel: [`bulk_vaes`]'s algorithm with 16-block steps in four zmm registers, and
+/// the 0..=15 blocks after the last whole step in one step of as many registers as they
+/// need, under byte masks.
+///
+/// # Safety
+/// The CPU has AVX-512F, AVX-512BW, AVX2, VAES and AES-NI; `16 * blocks <= io.len` and,
+/// unless `HASH`, `io.dst` is non-null and `16 * blocks <= io.out_cap`.
+#[target_feature(enable = "avx,avx2,vaes,aes,avx512f,avx512bw")]
+unsafe fn bulk_zmm<const MODE: u8>(
+    t: &Ocb3Key,
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    blocks: usize,
+    last: Option<&mut Block>,
+    offset: &mut Block,
+    sum: &mut Block,
+) {
+    const REGS: usize = 4;
+    const W: usize = 4 * REGS;
+    let rk = if MODE == DEC { &key.dec } else { &key.enc };
+    let rounds = key.rounds.min(14);
+    let (k0, kl) = (rk4(rk, 0), rk4(rk, rounds));
+    let mut base = ld(offset);
+    // The last round key with the offset folded in (HASH: without).
+    let last_key = |b: __m512i| {
+        if MODE == HASH {
+            kl
+        } else {
+            _mm512_xor_si512(b, kl)
+        }
+    };
+    let mut acc = _mm512_setzero_si512();
+    let mut i = 0;
+    // Bounds of every whole step: blocks i..i + 16, all below `blocks` (caller).
+    while i + W <= blocks {
+        // Block i + 16 (the last register's last lane): base ^ C_15 ^ L_ntz(i + 16); the
+        // table's quadruple for register 3 ends in C_15, so xor L_ntz into that lane.
+        let lz = ld(&t.l[ntz(i + W)]);
+        let corr = _mm512_maskz_broadcast_i32x4(0xF000, lz);
+        let cv = |j: usize| {
+            if j == REGS - 1 {
+                _mm512_xor_si512(c_quad(t, j), corr)
+            } else {
+                c_quad(t, j)
+            }
+        };
+        let b4 = _mm512_broadcast_i32x4(base);
+        let (a, z) = (_mm512_xor_si512(b4, k0), last_key(b4));
+        let mut none = _mm_setzero_si128();
+        let extra = (false, &mut none, &key.enc);
+        zmm_step!(REGS, MODE; rk, rounds, io, i, None, a, z, cv, &mut acc, extra);
+        base = _mm_xor_si128(base, _mm_xor_si128(ld(&t.c[15]), lz));
+        i += W;
+    }
+    let rest = blocks - i; // 0..16
+    let cv = |j: usize| c_quad(t, j);
+    let b4 = _mm512_broadcast_i32x4(base);
+    let (a, z) = (_mm512_xor_si512(b4, k0), last_key(b4));
+    let mut end = _mm_xor_si128(base, ld(&t.c[rest]));
+    // The partial block after the tail, xored with Offset_* (see `bulk`).
+    let on = last.is_some();
+    let mut xp = _mm_setzero_si128();
+    if let Some(b) = &last {
+        end = _mm_xor_si128(end, ld(&t.l_star));
+        xp = _mm_xor_si128(ld(b), end);
+    }
+    let x = (on, &mut xp, &key.enc);
+    let bytes = Some(BLOCK * rest);
+    match rest.div_ceil(4) {
+        // Nothing after the last whole step.
+        0 if !on => {}
+        0 => zmm_step!(0, MODE; rk, rounds, io, i, bytes, a, z, cv, &mut acc, x),
+        1 => zmm_step!(1, MODE; rk, rounds, io, i, bytes, a, z, cv, &mut acc, x),
+        2 => zmm_step!(2, MODE; rk, rounds, io, i, bytes, a, z, cv, &mut acc, x),
+        3 => zmm_step!(3, MODE; rk, rounds, io, i, bytes, a, z, cv, &mut acc, x),
+        4 => zmm_step!(4, MODE; rk, rounds, io, i, bytes, a, z, cv, &mut acc, x),
+        _ => {}
+    }
+    if let Some(b) = last {
+        st(b, xp);
+    }
+    st(offset, end);
+    let half = _mm256_xor_si256(
+        _mm512_castsi512_si256(acc),
+        _mm512_extracti64x4_epi64::<1>(acc),
+    );
+    let folded = _mm_xor_si128(
+        _mm256_castsi256_si128(half),
+        _mm256_extracti128_si256::<1>(half),
+    );
+    st(sum, _mm_xor_si128(ld(sum), folded));
+}
 
 // ---------------------------------------------------------------------------------------
 // the mode
@@ -777,7 +977,7 @@ mod tests {
     use crate::block::test_bytes as bytes;
     use crate::cpu::{NiToken, VaesToken};
 
-    /// Every wide kernel this CPU can run (the VAES one in both compilations).
+    /// Every wide kernel this CPU can run.
     fn kernels() -> Vec<Bulk> {
         let mut v = Vec::new();
         if let Some(t) = NiToken::get() {
@@ -785,7 +985,7 @@ mod tests {
         }
         if let Some(t) = VaesToken::get() {
             v.push(Bulk::Vaes(t));
-            v.extend(VaesVlToken::with(t).map(Bulk::VaesVl));
+            v.extend(VaesZmmToken::with(t).map(Bulk::Zmm));
         }
         v
     }
