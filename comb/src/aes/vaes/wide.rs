@@ -578,27 +578,6 @@ macro_rules! ctr_step {
 /// The CPU has AVX2, VAES and AES-NI; `io.len <= io.out_cap` and `io.dst` is non-null.
 #[target_feature(enable = "avx,avx2,vaes,aes")]
 unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
-    // SAFETY: the caller's contract is this function's.
-    unsafe { ctr_vaes_then::<LOW32>(key, io, ctr, |_, _| {}) }
-}
-
-/// [`ctr_vaes`], calling `written(w, last)` after every step with `w`, the number of whole
-/// blocks written so far (blocks `0..w` of the output are final): after each 16-block step
-/// of the main loop with `last` false, and once at the end with `w` = every whole block and
-/// `last` true (the partial block, if any, is written after that call). A caller inlines
-/// this into a function of more features, so that `written` (GCM's GHASH of the ciphertext
-/// written so far) issues right behind the next step's rounds.
-///
-/// # Safety
-/// As [`ctr_vaes`].
-#[inline]
-#[target_feature(enable = "avx,avx2,vaes,aes")]
-unsafe fn ctr_vaes_then<const LOW32: bool>(
-    key: &AesKey,
-    io: &IoPtrs<'_>,
-    ctr: &Block,
-    mut written: impl FnMut(usize, bool),
-) {
     let rounds = key.rounds.min(14);
     let keys = WideKeys::one(&key.enc);
     let c0 = u128::from_be_bytes(*ctr);
@@ -658,21 +637,19 @@ unsafe fn ctr_vaes_then<const LOW32: bool>(
             ctr_step!(keys, rounds, io, i, x, STEP);
             cur = ctr_add2::<LOW32>(cur, advance);
             i += STEP;
-            written(i, false);
         }
     } else {
         while i + STEP <= full {
             let x: [__m256i; REGS] = core::array::from_fn(|j| pair(i + 2 * j));
             ctr_step!(keys, rounds, io, i, x, STEP);
             i += STEP;
-            written(i, false);
         }
     }
     // 0..=16 blocks left, the last possibly partial: one step of rest/2 registers (rounded
     // up) writes the full ones; the partial block's keystream is kept for `xor_tail`.
     let rest = blocks - i;
     if rest == 0 {
-        return written(full, true);
+        return;
     }
     let stored = full - i;
     macro_rules! tail {
@@ -690,7 +667,6 @@ unsafe fn ctr_vaes_then<const LOW32: bool>(
         };
     }
     let last = tail!(1 2 3 4 5 6 7);
-    written(full, true);
     if stored < rest {
         // The partial block is block i + rest - 1: the high half of the last register when
         // `rest` is even, else the low half.
@@ -715,10 +691,16 @@ unsafe fn ctr_zmm_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &B
     unsafe { ctr_zmm_then::<LOW32>(key, io, ctr, |_, _| {}) }
 }
 
-/// [`ctr_vaes_then`] on zmm: four registers of four counter blocks per 16-block step, and the
+/// [`ctr_vaes`] on zmm: four registers of four counter blocks per 16-block step, and the
 /// last 1..=16 blocks (the last possibly partial) in one step of as many registers as they
 /// need, loaded and stored under byte masks, so the partial block needs no pass of its own.
-/// `written` is called as by [`ctr_vaes_then`], the final call after the partial block too.
+///
+/// `written(w, last)` is called with `w`, the number of whole blocks written so far (blocks
+/// `0..w` of the output are final): after each 16-block step with `last` false, and once at
+/// the end, after the partial block, with `w` = every whole block and `last` true. The
+/// caller inlines this into a function of more features, so that `written` (GCM's GHASH of
+/// the ciphertext written so far, [`gcm_encrypt`]) issues right behind the next step's
+/// rounds.
 ///
 /// Against the ymm kernel (alternated builds, `comb bench --alg aes-gcm --op encrypt`,
 /// stitched GCM, TSC cycles/byte): 1024 B 0.395-0.400 -> 0.358-0.361, 1440 B 0.356-0.357 ->
@@ -728,7 +710,8 @@ unsafe fn ctr_zmm_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &B
 /// loads now read whole zmm stores.
 ///
 /// A 64-bit counter (`!LOW32`) whose low word would carry within the message takes
-/// [`ctr_vaes_then`]'s full 128-bit path.
+/// [`ctr_vaes`]'s full 128-bit path, and `written` only its final call. (The stitched GCM,
+/// the one caller with a `written` of its own, counts in 32 bits.)
 ///
 /// # Safety
 /// As [`ctr_vaes`]; the CPU also has AVX-512F and AVX-512BW.
@@ -744,8 +727,9 @@ unsafe fn ctr_zmm_then<const LOW32: bool>(
     let blocks = io.len.div_ceil(BLOCK);
     let c0 = u128::from_be_bytes(*ctr);
     if !LOW32 && (c0 as u64 as u128) + (blocks as u128) > 1 << 64 {
-        // SAFETY: the caller's contract is `ctr_vaes_then`'s.
-        return unsafe { ctr_vaes_then::<LOW32>(key, io, ctr, written) };
+        // SAFETY: the caller's contract is `ctr_vaes`'s.
+        unsafe { ctr_vaes::<LOW32>(key, io, ctr) };
+        return written(full, true);
     }
     let rounds = key.rounds.min(14);
     // Every lane holds the counter as a little-endian u128; block offsets go into its low
@@ -900,11 +884,11 @@ unsafe fn gcm_encrypt_vaes<const KARA: bool>(
     // step behind, where its loads find the stores committed), the rest at the end.
     let absorb = |w: usize, last: bool| {
         let ready = if last { w } else { w.saturating_sub(STEP) };
-        // SAFETY: `ctr_vaes_then` passes `w` once blocks 0..w of the output are final, and
+        // SAFETY: `ctr_zmm_then` passes `w` once blocks 0..w of the output are final, and
         // the output is not written below block w afterwards; `ready <= w`.
         unsafe { hash.absorb(ct, ready) }
     };
-    // SAFETY: the caller's contract is `ctr_vaes_then`'s.
+    // SAFETY: the caller's contract is `ctr_zmm_then`'s.
     unsafe { ctr_zmm_then::<true>(key, io, ctr, absorb) };
     // SAFETY: the CTR wrote all `io.len` bytes of the output (`len <= out_cap`, non-null);
     // nothing writes it while this view lives.
