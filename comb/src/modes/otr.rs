@@ -1367,6 +1367,16 @@ pub(crate) fn pairs<'a, const DEC: bool>(
 }
 
 /// Whole wide steps of the message's first `ell` pairs (one job); returns the pairs done.
+///
+/// On ymm only, also where AVX-512 is: a zmm body (four pairs per register, 32-pair steps in
+/// eight registers per layer, the rest in one step under masks) measured on Zen 4 (`comb
+/// bench`, comb engine, TSC cycles/byte, encryption) 16 KiB 0.211 -> 0.202, but 512 B 0.645
+/// -> 0.70 and 64 B 3.1 -> 4.4: a short message's one or two pairs in a step of their own wait
+/// out the AES latency twice, where the pool runs them beside other jobs'. Nor is the wide
+/// step's gap to ECB (16 KiB: 0.21 against 0.12 for the same AES work) the wait of the second
+/// layer for the first: a loop of two dependent layers of eight registers of bare VAESENC
+/// issues at the full rate there. The loads, lane shuffles, xors and stores around the rounds
+/// compete with them for the vector pipes.
 fn body_wide<const DEC: bool>(
     k: Kernels,
     key: &AesKey,

@@ -709,6 +709,10 @@ unsafe fn ctr_zmm_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &B
 /// but the counter adds, shuffles, loads, xors and stores are halved, and the GHASH's zmm
 /// loads now read whole zmm stores.
 ///
+/// Steps of eight registers (32 blocks, the GHASH one or two groups behind) measured slower
+/// for the stitched GCM (16 KiB 0.248 -> 0.259, 1440 B 0.33 -> 0.36-0.38) and no faster for
+/// CTR (256 B 0.31 -> 0.33).
+///
 /// A 64-bit counter (`!LOW32`) whose low word would carry within the message takes
 /// [`ctr_vaes`]'s full 128-bit path, and `written` only its final call. (The stitched GCM,
 /// the one caller with a `written` of its own, counts in 32 bits.)
