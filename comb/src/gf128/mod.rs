@@ -725,11 +725,6 @@ impl GhashKey {
     /// runs CTR there: the ciphertext is hashed while it is still in L1). Runs of messages
     /// whose keys share a backend go together; every result equals
     /// [`GhashKey::gcm_ghash_into`]'s.
-    ///
-    /// `#[inline]`: left to itself LLVM stopped inlining this into GCM's `run_chunk` when the
-    /// stitched kernel changed shape, and that one call per chunk (with the `data` closure
-    /// then inlined into the kernel instead) cost 3-7% on GCM's 64- and 256-byte messages.
-    #[inline]
     pub(crate) fn gcm_ghash_many<'a>(
         keys: &[&'a GhashKey],
         data: impl Fn(usize) -> (&'a [u8], &'a [u8]),

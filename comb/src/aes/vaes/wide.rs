@@ -688,7 +688,7 @@ unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block
 #[target_feature(enable = "avx,avx2,vaes,aes,avx512f,avx512bw")]
 unsafe fn ctr_zmm_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     // SAFETY: the caller's contract is this function's.
-    unsafe { ctr_zmm_then::<LOW32, false>(key, io, ctr, |_, _| {}) }
+    unsafe { ctr_zmm_then::<LOW32>(key, io, ctr, |_, _| {}) }
 }
 
 /// [`ctr_vaes`] on zmm: four registers of four counter blocks per 16-block step, and the
@@ -713,17 +713,16 @@ unsafe fn ctr_zmm_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &B
 /// for the stitched GCM (16 KiB 0.248 -> 0.259, 1440 B 0.33 -> 0.36-0.38) and no faster for
 /// CTR (256 B 0.31 -> 0.33).
 ///
-/// `HOIST` (the stitched GCM): the round keys are broadcast once per message into an array
-/// of zmm rows and each step's rounds load them from there, instead of one 128-bit
-/// broadcast per round per step. Stitched GCM encryption, alternated builds, TSC
-/// cycles/byte: 2048 B 0.300-0.303 -> 0.288-0.291, 4096 B 0.270 -> 0.256, 16 KiB 0.248 ->
-/// 0.233-0.234; 512..1456 B and the realistic mix within the runs' spread (±3%). The plain
-/// CTR does not hoist: the array's fifteen broadcasts and stores per call made 64- and
-/// 256-byte messages up to 25% slower. The keys held in registers (the round count as a
-/// const, rounds unrolled) gave the same long-message gain but spilled and, with a
-/// function per key size, moved LLVM's inlining: 512..768 B up to 5% slower.
-/// (Byte-wise adds to big-endian counters, one shuffle per step instead of four, changed
-/// nothing at 16 KiB: the shuffles are not what this loop waits on.)
+/// Each step broadcasts its round keys again (one VBROADCASTI32X4 per round). Broadcasting
+/// them once per message into a stack array of zmm rows made the stitched GCM faster on
+/// long messages (16 KiB 0.248 -> 0.234, 4096 B 0.270 -> 0.256 TSC cycles/byte) and no
+/// faster on 512..1456 B or the realistic mix; but that array is a copy of the key
+/// schedule, and overwriting it with zeros before returning (15 zmm stores) made 512 B and
+/// 1440 B 12-13% slower (0.48 -> 0.55, 0.33 -> 0.37). Holding the keys in registers (round count
+/// as a const, rounds unrolled, a function per key size) spilled some to the stack for
+/// 192/256-bit keys and moved LLVM's inlining of the GCM code around it: 512..768 B up to
+/// 5% slower. Byte-wise adds to big-endian counters (one shuffle per step instead of four)
+/// changed nothing at 16 KiB.
 ///
 /// A 64-bit counter (`!LOW32`) whose low word would carry within the message takes
 /// [`ctr_vaes`]'s full 128-bit path, and `written` only its final call. (The stitched GCM,
@@ -733,7 +732,7 @@ unsafe fn ctr_zmm_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &B
 /// As [`ctr_vaes`]; the CPU also has AVX-512F and AVX-512BW.
 #[inline]
 #[target_feature(enable = "avx,avx2,vaes,aes,avx512f,avx512bw")]
-unsafe fn ctr_zmm_then<const LOW32: bool, const HOIST: bool>(
+unsafe fn ctr_zmm_then<const LOW32: bool>(
     key: &AesKey,
     io: &IoPtrs<'_>,
     ctr: &Block,
@@ -782,17 +781,9 @@ unsafe fn ctr_zmm_then<const LOW32: bool, const HOIST: bool>(
     let offsets: [__m512i; 4] = core::array::from_fn(|j| offset(4 * j, [0, 1, 2, 3]));
     let advance = offset(STEP, [0; 4]);
     let row = |r: usize| {
-        // SAFETY: `RoundKeys` rows are 16 readable, 16-byte-aligned bytes (r <= rounds < 15).
+        // SAFETY: `RoundKeys` rows are 16 readable, 16-byte-aligned bytes (r < 15).
         _mm512_broadcast_i32x4(unsafe { _mm_load_si128(key.enc.0[r].as_ptr().cast()) })
     };
-    // HOIST: the round keys broadcast once per message into an array, which the rounds
-    // read as memory operands.
-    let ks: [__m512i; 15] = if HOIST {
-        core::array::from_fn(|r| row(r.min(rounds)))
-    } else {
-        [_mm512_setzero_si512(); 15]
-    };
-    let key_row = |r: usize| if HOIST { ks[r] } else { row(r) };
     // One step: the counters of blocks i.. in $n registers, encrypted, xored into the input
     // from block i on and stored: 64 bytes per register, or under a mask the first `bytes`.
     macro_rules! step {
@@ -800,17 +791,17 @@ unsafe fn ctr_zmm_then<const LOW32: bool, const HOIST: bool>(
             let (cur, i, bytes): (__m512i, usize, Option<usize>) = ($cur, $i, $bytes);
             let mut x: [__m512i; $n] =
                 core::array::from_fn(|j| _mm512_shuffle_epi8(add(cur, offsets[j]), bswap));
-            let k0 = key_row(0);
+            let k0 = row(0);
             for xj in x.iter_mut() {
                 *xj = _mm512_xor_si512(*xj, k0);
             }
             for r in 1..rounds {
-                let kr = key_row(r);
+                let kr = row(r);
                 for xj in x.iter_mut() {
                     *xj = _mm512_aesenc_epi128(*xj, kr);
                 }
             }
-            let kl = key_row(rounds);
+            let kl = row(rounds);
             for (j, xj) in x.iter().enumerate() {
                 let y = _mm512_aesenclast_epi128(*xj, kl);
                 let at = BLOCK * i + 64 * j;
@@ -913,7 +904,7 @@ unsafe fn gcm_encrypt_vaes<const KARA: bool>(
         unsafe { hash.absorb(ct, ready) }
     };
     // SAFETY: the caller's contract is `ctr_zmm_then`'s.
-    unsafe { ctr_zmm_then::<true, true>(key, io, ctr, absorb) };
+    unsafe { ctr_zmm_then::<true>(key, io, ctr, absorb) };
     // SAFETY: the CTR wrote all `io.len` bytes of the output (`len <= out_cap`, non-null);
     // nothing writes it while this view lives.
     let c = unsafe { core::slice::from_raw_parts(ct, io.len) };
