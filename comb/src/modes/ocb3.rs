@@ -288,6 +288,46 @@ macro_rules! ni_step {
     }};
 }
 
+/// The offset after a kernel's tail, `base ^ C_rest` (then `^ L_*` when there is a partial
+/// block `last`), and `last` xored with it (zero without one): what the tail step
+/// enciphers beside its blocks (see `bulk`). Shared by the xmm, ymm and zmm kernels.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn tail_offset(
+    t: &Ocb3Key,
+    base: __m128i,
+    rest: usize,
+    last: Option<&Block>,
+) -> (__m128i, __m128i) {
+    let end = _mm_xor_si128(base, ld(&t.c[rest]));
+    match last {
+        Some(b) => {
+            let end = _mm_xor_si128(end, ld(&t.l_star));
+            (end, _mm_xor_si128(ld(b), end))
+        }
+        None => (end, _mm_setzero_si128()),
+    }
+}
+
+/// A kernel's results: the enciphered partial block `xp` into `last`, the offset `end`
+/// into `offset`, and `folded` (its sum or checksum, folded to one block) xored into `sum`.
+#[inline]
+#[target_feature(enable = "sse2")]
+fn store_results(
+    last: Option<&mut Block>,
+    xp: __m128i,
+    offset: &mut Block,
+    end: __m128i,
+    sum: &mut Block,
+    folded: __m128i,
+) {
+    if let Some(b) = last {
+        st(b, xp);
+    }
+    st(offset, end);
+    st(sum, _mm_xor_si128(ld(sum), folded));
+}
+
 /// # Safety
 /// The CPU has AES-NI and SSE2; `16 * blocks <= io.len` and, unless `HASH`, `io.dst` is
 /// non-null and `16 * blocks <= io.out_cap`.
@@ -331,14 +371,8 @@ unsafe fn bulk_ni<const MODE: u8>(
     let rest = blocks - i; // 0..8
     let cv = |j: usize| c(j + 1);
     let (a, z) = (_mm_xor_si128(base, k0), last_key(base));
-    let mut end = _mm_xor_si128(base, c(rest));
-    // The partial block after the tail, xored with Offset_* (see `bulk`).
     let on = last.is_some();
-    let mut xp = _mm_setzero_si128();
-    if let Some(b) = &last {
-        end = _mm_xor_si128(end, ld(&t.l_star));
-        xp = _mm_xor_si128(ld(b), end);
-    }
+    let (end, mut xp) = tail_offset(t, base, rest, last.as_deref());
     macro_rules! tail {
         ($($n:literal)*) => {
             match rest {
@@ -350,11 +384,7 @@ unsafe fn bulk_ni<const MODE: u8>(
         };
     }
     tail!(0 1 2 3 4 5 6 7);
-    if let Some(b) = last {
-        st(b, xp);
-    }
-    st(offset, end);
-    st(sum, _mm_xor_si128(ld(sum), acc));
+    store_results(last, xp, offset, end, sum, acc);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -565,14 +595,8 @@ unsafe fn bulk_vaes<const MODE: u8>(
     let cv = |j: usize| c_pair(t, j);
     let b2 = _mm256_broadcastsi128_si256(base);
     let (a, z) = (_mm256_xor_si256(b2, k0), last_key(b2));
-    let mut end = _mm_xor_si128(base, ld(&t.c[rest]));
-    // The partial block after the tail, xored with Offset_* (see `bulk`).
     let on = last.is_some();
-    let mut xp = _mm_setzero_si128();
-    if let Some(b) = &last {
-        end = _mm_xor_si128(end, ld(&t.l_star));
-        xp = _mm_xor_si128(ld(b), end);
-    }
+    let (end, mut xp) = tail_offset(t, base, rest, last.as_deref());
     // The tail: `rest.div_ceil(2)` registers (arms written out, not made by a nested
     // macro, which a `macro_rules!` body cannot hold with its own repetitions).
     // The extra xmm register (see `ni_step!`), moved into the one arm that runs.
@@ -591,15 +615,11 @@ unsafe fn bulk_vaes<const MODE: u8>(
         8 => vaes_step!(8, MODE; rk, rounds, io, i, odd, a, z, cv, &mut acc, x),
         _ => {}
     }
-    if let Some(b) = last {
-        st(b, xp);
-    }
-    st(offset, end);
     let folded = _mm_xor_si128(
         _mm256_castsi256_si128(acc),
         _mm256_extracti128_si256::<1>(acc),
     );
-    st(sum, _mm_xor_si128(ld(sum), folded));
+    store_results(last, xp, offset, end, sum, folded);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -781,14 +801,8 @@ unsafe fn bulk_zmm<const MODE: u8>(
     let cv = |j: usize| c_quad(t, j);
     let b4 = _mm512_broadcast_i32x4(base);
     let (a, z) = (_mm512_xor_si512(b4, k0), last_key(b4));
-    let mut end = _mm_xor_si128(base, ld(&t.c[rest]));
-    // The partial block after the tail, xored with Offset_* (see `bulk`).
     let on = last.is_some();
-    let mut xp = _mm_setzero_si128();
-    if let Some(b) = &last {
-        end = _mm_xor_si128(end, ld(&t.l_star));
-        xp = _mm_xor_si128(ld(b), end);
-    }
+    let (end, mut xp) = tail_offset(t, base, rest, last.as_deref());
     let x = (on, &mut xp, &key.enc);
     let bytes = Some(BLOCK * rest);
     match rest.div_ceil(4) {
@@ -801,10 +815,6 @@ unsafe fn bulk_zmm<const MODE: u8>(
         4 => zmm_step!(4, MODE; rk, rounds, io, i, bytes, a, z, cv, &mut acc, x),
         _ => {}
     }
-    if let Some(b) = last {
-        st(b, xp);
-    }
-    st(offset, end);
     let half = _mm256_xor_si256(
         _mm512_castsi512_si256(acc),
         _mm512_extracti64x4_epi64::<1>(acc),
@@ -813,7 +823,7 @@ unsafe fn bulk_zmm<const MODE: u8>(
         _mm256_castsi256_si128(half),
         _mm256_extracti128_si256::<1>(half),
     );
-    st(sum, _mm_xor_si128(ld(sum), folded));
+    store_results(last, xp, offset, end, sum, folded);
 }
 
 // ---------------------------------------------------------------------------------------
