@@ -549,8 +549,8 @@ impl Kernel {
 /// `desc[8 - i] = K_i = R(H^i)·y mod P*` (`K_8` first, so that `[K_8 | K_7]`, `[K_6 | K_5]`,
 /// ... are 32-byte loads for the ymm kernel); `kk[j]` holds `hi64(desc[j]) ^ lo64(desc[j])`
 /// in both halves, the Karatsuba middle operand. `desc_hi` and `kk_hi` are the same for
-/// `K_16..K_9` (`K_16` first), made only for the zmm kernel (zeros otherwise), whose
-/// sixteen-block step uses them.
+/// `K_16..K_9` (`K_16` first), made only for the ymm and zmm kernels (zeros otherwise),
+/// whose sixteen-block steps use them.
 #[derive(Clone)]
 #[repr(C, align(32))]
 pub(crate) struct Powers {
@@ -560,8 +560,8 @@ pub(crate) struct Powers {
     pub(crate) kk_hi: [u128; 8],
 }
 
-/// A GHASH key: H = E_K(0^128) as the powers H^1..H^8 (..H^16 on the zmm backend), and the
-/// backend chosen for it.
+/// A GHASH key: H = E_K(0^128) as the powers H^1..H^8 (..H^16 on the ymm and zmm
+/// backends), and the backend chosen for it.
 ///
 /// Immutable once made, so it can be shared between threads; the powers are overwritten with
 /// zeros on drop.
@@ -614,6 +614,8 @@ impl GhashKey {
         };
         k1.zeroize();
         let desc_hi = match kernel {
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Kernel::Vclmul(t, _) => clmul::powers_hi(t.clmul(), &desc),
             #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
             Kernel::Vclmul512(t, _) => clmul::powers_hi(t.ymm().clmul(), &desc),
             _ => [0; 8],
