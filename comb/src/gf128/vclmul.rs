@@ -72,17 +72,23 @@ fn xor(a: __m256i, b: __m256i) -> __m256i {
     _mm256_xor_si256(a, b)
 }
 
-/// Two consecutive GCM blocks as field elements (byte-reversed per lane), `b[0]` low.
+/// Two GCM blocks in memory order as field elements: each lane byte-reversed.
 #[inline]
 #[target_feature(enable = "avx2")]
-fn load_pair(b: &[Block; 2]) -> __m256i {
+fn to_field2(v: __m256i) -> __m256i {
     let rev = _mm256_set_epi8(
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, //
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
     );
-    // SAFETY: `b` is a reference to 32 readable bytes; loadu has no alignment requirement.
-    let v = unsafe { _mm256_loadu_si256(b.as_ptr().cast()) };
     _mm256_shuffle_epi8(v, rev)
+}
+
+/// Two consecutive GCM blocks as field elements, `b[0]` low.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn load_pair(b: &[Block; 2]) -> __m256i {
+    // SAFETY: `b` is a reference to 32 readable bytes; loadu has no alignment requirement.
+    to_field2(unsafe { _mm256_loadu_si256(b.as_ptr().cast()) })
 }
 
 /// Two consecutive key powers, `k[0]` in the low lane.
@@ -200,10 +206,6 @@ fn agg2_last<const KARA: bool>(pow: &Powers, s: __m128i, blocks: &[Block]) -> __
     let n = blocks.len();
     debug_assert!((1..=8).contains(&n));
     let pad = 8 - n.min(8);
-    let rev = _mm256_set_epi8(
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, //
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-    );
     let (kp, _) = pow.desc.as_chunks::<2>();
     let (kkp, _) = pow.kk.as_chunks::<2>();
     let mut w = Wide2::zero();
@@ -215,10 +217,10 @@ fn agg2_last<const KARA: bool>(pow: &Powers, s: __m128i, blocks: &[Block]) -> __
             Some(j) => unsafe { _mm_loadu_si128(blocks[j].as_ptr().cast()) },
             None => _mm_setzero_si128(),
         };
-        let mut x = _mm256_shuffle_epi8(
-            _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lane(0)), lane(1)),
-            rev,
-        );
+        let mut x = to_field2(_mm256_inserti128_si256::<1>(
+            _mm256_castsi128_si256(lane(0)),
+            lane(1),
+        ));
         if q == pad / 2 {
             // `s` joins the first block, in lane `pad % 2`.
             let first = if pad.is_multiple_of(2) {
