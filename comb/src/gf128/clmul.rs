@@ -65,6 +65,21 @@ pub(super) fn load_block(b: &Block) -> __m128i {
     bswap(unsafe { _mm_loadu_si128(b.as_ptr().cast()) })
 }
 
+/// Lane `i` (0..8) of a message's final group of `n = blocks.len()` blocks placed as the
+/// last `n` of eight lanes after `pad = 8 - n` zero lanes, as the ymm and zmm final-group
+/// kernels place them: block `i - pad` in memory order, or zero before the first. A 16-byte
+/// load: the group is often in the caller's buffer, just written block by block, and a
+/// wider load over several pending stores is not forwarded.
+#[inline]
+#[target_feature(enable = "sse2")]
+pub(super) fn group_lane(blocks: &[Block], pad: usize, i: usize) -> __m128i {
+    match i.checked_sub(pad) {
+        // SAFETY: a reference to 16 readable bytes; loadu has no alignment requirement.
+        Some(j) => unsafe { _mm_loadu_si128(blocks[j].as_ptr().cast()) },
+        None => _mm_setzero_si128(),
+    }
+}
+
 /// Stores a field element as a GCM block.
 #[inline]
 #[target_feature(enable = "sse2,ssse3")]

@@ -191,9 +191,7 @@ fn agg2_16<const KARA: bool>(pow: &Powers, s: __m128i, a: &[Block; 8], b: &[Bloc
 /// lanes after `8 - n` zero lanes (which add nothing), so that each pair meets a whole pair
 /// of powers (`[K8 | K7] … [K2 | K1]`): half of [`clmul::agg_n`]'s VPCLMULQDQ, which on
 /// Zen 3 issue one per two cycles whether xmm or ymm (measured: 2.0 core cycles each, both
-/// widths). The lanes are assembled from 16-byte loads: the group is often in the caller's
-/// buffer, just written block by block, and a wider load over two pending stores is not
-/// forwarded.
+/// widths). The lanes come from [`clmul::group_lane`]'s 16-byte loads.
 ///
 /// Measured on the Zen 3 VM against `agg_n` (`comb bench`, comb engine, alternated builds,
 /// TSC cycles/byte): GCM decryption of the realistic mix 0.737-0.748 -> 0.712-0.736, of
@@ -211,12 +209,7 @@ fn agg2_last<const KARA: bool>(pow: &Powers, s: __m128i, blocks: &[Block]) -> __
     let mut w = Wide2::zero();
     // Pairs wholly in the zero lanes contribute nothing: start at the first block's.
     for q in pad / 2..4 {
-        // Lane l holds block `2q + l - pad`, or zero before the first.
-        let lane = |l: usize| match (2 * q + l).checked_sub(pad) {
-            // SAFETY: a reference to 16 readable bytes; loadu has no alignment requirement.
-            Some(j) => unsafe { _mm_loadu_si128(blocks[j].as_ptr().cast()) },
-            None => _mm_setzero_si128(),
-        };
+        let lane = |l: usize| clmul::group_lane(blocks, pad, 2 * q + l);
         let mut x = to_field2(_mm256_inserti128_si256::<1>(
             _mm256_castsi128_si256(lane(0)),
             lane(1),

@@ -187,9 +187,8 @@ const ZMM_LAST_MIN: usize = 6;
 /// zmm: the blocks sit as the last `n` of eight lanes after `8 - n` zero lanes (which add
 /// nothing), so that each quadruple meets a whole quadruple of powers (`K8..K5`, `K4..K1`),
 /// and a quarter of [`clmul::agg_n`]'s VPCLMULQDQ are issued (one per four products; a zmm
-/// one issues as fast as an xmm one on Zen 4). The lanes are assembled from 16-byte loads:
-/// the group is often in the caller's buffer, just written block by block, and a wider
-/// load over several pending stores is not forwarded.
+/// one issues as fast as an xmm one on Zen 4). The lanes come from [`clmul::group_lane`]'s
+/// 16-byte loads.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
 fn agg_last<const KARA: bool>(pow: &Powers, s: __m128i, blocks: &[Block]) -> __m128i {
@@ -207,12 +206,7 @@ fn agg_last<const KARA: bool>(pow: &Powers, s: __m128i, blocks: &[Block]) -> __m
     let mut w = Wide4::zero();
     // Quadruples wholly in the zero lanes contribute nothing: start at the first block's.
     for q in pad / 4..2 {
-        // Lane l holds block `4q + l - pad`, or zero before the first.
-        let lane = |l: usize| match (4 * q + l).checked_sub(pad) {
-            // SAFETY: a reference to 16 readable bytes; loadu has no alignment requirement.
-            Some(j) => unsafe { _mm_loadu_si128(blocks[j].as_ptr().cast()) },
-            None => _mm_setzero_si128(),
-        };
+        let lane = |l: usize| clmul::group_lane(blocks, pad, 4 * q + l);
         let lo = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lane(0)), lane(1));
         let hi = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lane(2)), lane(3));
         let mut x =
