@@ -31,9 +31,16 @@ pub enum Kind {
 /// Samples and calls of the main figures (papers' method).
 pub const SAMPLES: usize = 91;
 pub const CALLS: usize = 200;
-/// With `--quick`.
+/// With `--quick`: fewer and shorter samples, so that the whole main job stays under 30 s
+/// with a fifth of its samples retaken by the gate (on a Zen 3 VM, 100 calls per sample and
+/// 40 in the secondary phases took 36.7 s with 9% retaken and 44.7 s with 20%; the time is
+/// proportional to the calls). 60 calls of ECB, the fastest mode, on the realistic mix are
+/// still about 7·10^5 TSC ticks, far above the timer's resolution.
 pub const QUICK_SAMPLES: usize = 31;
-pub const QUICK_CALLS: usize = 100;
+pub const QUICK_CALLS: usize = 60;
+/// The secondary phases with `--quick`.
+pub const QUICK_SWEEP_SAMPLES: usize = 15;
+pub const QUICK_SWEEP_CALLS: usize = 24;
 /// The main job's secondary phases (lane sweep, length curves, heat maps), which are read as
 /// shapes and for the best lane count: fewer samples than the main table, so that the main
 /// job over twenty algorithms stays near 3 minutes (at 91 x 200 throughout it took 6 min 16 s
@@ -191,7 +198,7 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
             // The same configurations with fewer samples and calls outside the main table
             // (scaled with any --samples / --calls given).
             let (s2, c2) = if quick {
-                sc(15, 40)
+                sc(QUICK_SWEEP_SAMPLES, QUICK_SWEEP_CALLS)
             } else {
                 sc(SWEEP_SAMPLES, SWEEP_CALLS)
             };
@@ -257,7 +264,11 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
             ]
         }
         Kind::Paper => {
-            let (s, c) = if quick { sc(15, 40) } else { (samples, calls) };
+            let (s, c) = if quick {
+                sc(QUICK_SWEEP_SAMPLES, QUICK_SWEEP_CALLS)
+            } else {
+                (samples, calls)
+            };
             paper::sweeps(s, c)
         }
         Kind::Custom => vec![Sweep {
@@ -523,6 +534,14 @@ mod tests {
             (q.sweeps[0].samples, q.sweeps[0].calls),
             (QUICK_SAMPLES, QUICK_CALLS)
         );
+        for s in &q.sweeps[1..] {
+            assert_eq!(
+                (s.samples, s.calls),
+                (QUICK_SWEEP_SAMPLES, QUICK_SWEEP_CALLS),
+                "{}",
+                s.phase
+            );
+        }
         let e = plan_of(&["--engines", "sequential,comb,openssl"]).unwrap();
         assert_eq!(e.kind, Kind::Main);
         assert_eq!(e.engines.len(), 3);

@@ -130,7 +130,8 @@ pub struct Options {
     /// Do not write the main job's report directory.
     #[arg(long)]
     pub no_report: bool,
-    /// Fewer samples and configurations: the main job in under 30 s.
+    /// Fewer and shorter samples (31 of 60 calls; 15 of 24 in the sweeps): the main job in under
+    /// 30 s.
     #[arg(long)]
     pub quick: bool,
     /// Reproduce the shape of papers/000 Tables 3 and 4 and papers/001 Table 2.
@@ -167,7 +168,7 @@ pub struct TuneArgs {
     /// Samples per figure. Default: 91 (31 with --quick).
     #[arg(long, value_name = "N")]
     pub samples: Option<usize>,
-    /// Calls per sample. Default: 200 (100 with --quick).
+    /// Calls per sample. Default: 200 (60 with --quick).
     #[arg(long, value_name = "N")]
     pub calls: Option<usize>,
     /// Fewer samples (about 15 s).
