@@ -308,9 +308,9 @@ impl Kernels {
 
     /// GCM encryption of one message with its CTR and its GHASH stitched in one kernel: CTR
     /// with a 32-bit counter from `ctr` (= inc32(J0)) over `io`, and `s` set to `S`, the
-    /// GHASH of `ad` and the ciphertext. Only on VAES with a key whose GHASH runs on zmm;
-    /// elsewhere nothing is done and the result is `false` (the caller runs
-    /// [`Kernels::ctr`] and the stream hash).
+    /// GHASH of `ad` and the ciphertext. Only on VAES with a key whose GHASH runs on ymm or
+    /// zmm (VPCLMULQDQ); elsewhere nothing is done and the result is `false` (the caller
+    /// runs [`Kernels::ctr`] and the stream hash).
     pub(crate) fn gcm_encrypt(
         self,
         key: &AesKey,
@@ -323,14 +323,14 @@ impl Kernels {
             return false;
         };
         let g = key.ghash_key();
-        let Some(z) = g.zmm() else {
+        let Some(wide) = g.stitch() else {
             return false;
         };
         *s = [0; 16];
         if !ad.is_empty() {
             g.ghash_update(s, ad);
         }
-        vaes::gcm_encrypt(t, z, key, io, ctr, ad.len(), s);
+        vaes::gcm_encrypt(t, wide, key, io, ctr, ad.len(), s);
         true
     }
 

@@ -70,6 +70,66 @@ macro_rules! mul_acc_fn {
     };
 }
 
+/// A wide backend's `GcmStitch`: GCM's GHASH of one message's ciphertext as a stitched
+/// encryption kernel of [`crate::aes`] writes it, on [`StitchState`] with the backend's
+/// products. `$token` is the backend's proof of features, `$features` the features its
+/// products need; `$agg8(pow, s, group)`, `$agg16(pow, s, a, b)` (sixteen blocks, one
+/// reduction) and `$agg_n(pow, s, blocks)` (a message's final group) its products, as
+/// closures (they may name the struct's `KARA`).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+macro_rules! gcm_stitch {
+    (
+        $(#[$doc:meta])*
+        $token:ty, $features:literal,
+        agg8: $agg8:expr, agg16: $agg16:expr, agg_n: $agg_n:expr $(,)?
+    ) => {
+        $(#[$doc])*
+        pub(crate) struct GcmStitch<'k, const KARA: bool> {
+            pow: &'k Powers,
+            state: super::StitchState<__m128i>,
+        }
+
+        impl<'k, const KARA: bool> GcmStitch<'k, KARA> {
+            /// The hash of a message whose `A` hashed (padded) to `s`, under `key`'s powers.
+            #[inline]
+            #[target_feature(enable = "sse2,ssse3")]
+            pub(crate) fn new(key: super::WideGhash<'k, $token>, s: &Block) -> Self {
+                GcmStitch {
+                    pow: key.pow,
+                    state: super::StitchState::new(clmul::load_block(s)),
+                }
+            }
+
+            /// [`super::StitchState::absorb`] with this backend's sixteen-block product.
+            ///
+            /// # Safety
+            /// As [`super::StitchState::absorb`].
+            #[inline]
+            #[target_feature(enable = $features)]
+            pub(crate) unsafe fn absorb(&mut self, ct: *const u8, ready: usize) {
+                let (pow, agg16) = (self.pow, $agg16);
+                // SAFETY: the caller's contract is this function's.
+                unsafe { self.state.absorb(ct, ready, |s, a, b| agg16(pow, s, a, b)) }
+            }
+
+            /// `S` of the message into `out` ([`super::StitchState::finish`]).
+            #[inline]
+            #[target_feature(enable = $features)]
+            pub(crate) fn finish(self, ct: &[u8], ad_len: usize, out: &mut Block) {
+                let (pow, agg8, agg16, agg_n) = (self.pow, $agg8, $agg16, $agg_n);
+                let s = self.state.finish(
+                    ct,
+                    ad_len,
+                    |s, g| agg8(pow, s, g),
+                    |s, a, b| agg16(pow, s, a, b),
+                    |s, g| agg_n(pow, s, g),
+                );
+                clmul::store_block(out, s);
+            }
+        }
+    };
+}
+
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 pub(crate) mod clmul;
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -478,26 +538,98 @@ fn gcm_stream_wide_many<'a, S: Copy, const WIDE: bool>(
     }
 }
 
-/// A GHASH key on the zmm backend: its powers, its product variant, and the proof that the
-/// CPU has AVX-512F, AVX-512BW, VPCLMULQDQ, PCLMULQDQ and SSSE3 ([`GhashKey::zmm`]).
+/// A GHASH key on a wide backend: its powers, its product variant, and `T`, the proof that
+/// the CPU has the backend's features (ymm: [`vclmul::VclmulToken`], AVX2, VPCLMULQDQ,
+/// PCLMULQDQ and SSSE3; zmm: [`vclmul512::Vclmul512Token`], also AVX-512F and AVX-512BW).
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 #[derive(Clone, Copy)]
-pub(crate) struct ZmmGhash<'k> {
-    token: vclmul512::Vclmul512Token,
+pub(crate) struct WideGhash<'k, T> {
+    token: T,
     karatsuba: bool,
     pow: &'k Powers,
 }
 
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-impl ZmmGhash<'_> {
+impl<T: Copy> WideGhash<'_, T> {
     /// The proof of the CPU's features.
-    pub(crate) fn token(self) -> vclmul512::Vclmul512Token {
+    pub(crate) fn token(self) -> T {
         self.token
     }
 
     /// Whether products are Karatsuba's (three multiplications) or schoolbook (four).
     pub(crate) fn karatsuba(self) -> bool {
         self.karatsuba
+    }
+}
+
+/// What GCM's stitched encryption kernel hashes with ([`GhashKey::stitch`]): the key's
+/// GHASH on ymm ([`vclmul::GcmStitch`]) or on zmm ([`vclmul512::GcmStitch`]).
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[derive(Clone, Copy)]
+pub(crate) enum StitchGhash<'k> {
+    Ymm(WideGhash<'k, vclmul::VclmulToken>),
+    Zmm(WideGhash<'k, vclmul512::Vclmul512Token>),
+}
+
+/// GCM's GHASH of one message's ciphertext, hashed as a stitched encryption kernel writes
+/// it: the state of [`gcm_stream_one`] after the whole sixteen-block groups of `C` hashed
+/// so far, in order, from the state of the hashed `A`. The backends' `GcmStitch` give the
+/// products.
+#[derive(Clone, Copy)]
+pub(crate) struct StitchState<S> {
+    s: S,
+    /// Whole blocks of `C` hashed so far (a multiple of 16).
+    hashed: usize,
+}
+
+impl<S: Copy> StitchState<S> {
+    /// From `s`, the state after the padded `A`.
+    #[inline(always)]
+    pub(crate) fn new(s: S) -> Self {
+        StitchState { s, hashed: 0 }
+    }
+
+    /// Hashes the whole sixteen-block groups of `C` among its first `ready` blocks that
+    /// are not hashed yet, each through `agg16` (one reduction).
+    ///
+    /// # Safety
+    /// `ct` is the start of `C`, and its first `ready` blocks are readable, written, and not
+    /// written while this runs.
+    #[inline(always)]
+    pub(crate) unsafe fn absorb(
+        &mut self,
+        ct: *const u8,
+        ready: usize,
+        agg16: impl Fn(S, &[Block; 8], &[Block; 8]) -> S,
+    ) {
+        while self.hashed + 16 <= ready {
+            // SAFETY: blocks hashed..hashed + 16 lie below `ready` (the loop condition), so
+            // by the contract they are readable and stay unchanged while these views live;
+            // `[Block; 8]` has alignment 1.
+            let (a, b) = unsafe {
+                let p = ct.add(self.hashed * BLOCK).cast::<[Block; 8]>();
+                (&*p, &*p.add(1))
+            };
+            self.s = agg16(self.s, a, b);
+            self.hashed += 16;
+        }
+    }
+
+    /// `S` of the message: the rest of `ct` (all of `C`, `ad_len` the length of `A`) after
+    /// the groups [`StitchState::absorb`] hashed, then the lengths block, with the products
+    /// of [`gcm_stream_one`].
+    #[inline(always)]
+    pub(crate) fn finish(
+        self,
+        ct: &[u8],
+        ad_len: usize,
+        agg8: impl Fn(S, &[Block; 8]) -> S,
+        agg16: impl Fn(S, &[Block; 8], &[Block; 8]) -> S,
+        agg_n: impl Fn(S, &[Block]) -> S,
+    ) -> S {
+        let rest = ct.get(self.hashed * BLOCK..).unwrap_or_default();
+        let c = GcmBlocks::resume(&[], rest, ad_len, ct.len());
+        gcm_stream_one::<_, true>(c, self.s, agg8, agg16, agg_n)
     }
 }
 
@@ -762,16 +894,20 @@ impl GhashKey {
         }
     }
 
-    /// This key's zmm GHASH, if that is its backend: what GCM's stitched encryption kernel
-    /// hashes with (see [`vclmul512::GcmStitch`]).
+    /// This key's GHASH on ymm or zmm, if that is its backend: what GCM's stitched
+    /// encryption kernel hashes with.
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    pub(crate) fn zmm(&self) -> Option<ZmmGhash<'_>> {
-        match self.kernel {
-            Kernel::Vclmul512(token, v) => Some(ZmmGhash {
+    pub(crate) fn stitch(&self) -> Option<StitchGhash<'_>> {
+        fn wide<T>(token: T, v: MulVariant, pow: &Powers) -> WideGhash<'_, T> {
+            WideGhash {
                 token,
                 karatsuba: v == MulVariant::Karatsuba,
-                pow: &self.pow,
-            }),
+                pow,
+            }
+        }
+        match self.kernel {
+            Kernel::Vclmul(t, v) => Some(StitchGhash::Ymm(wide(t, v, &self.pow))),
+            Kernel::Vclmul512(t, v) => Some(StitchGhash::Zmm(wide(t, v, &self.pow))),
             _ => None,
         }
     }

@@ -228,6 +228,17 @@ fn agg2_last<const KARA: bool>(pow: &Powers, s: __m128i, blocks: &[Block]) -> __
     reduce2::<KARA>(w)
 }
 
+gcm_stitch! {
+    /// GCM's GHASH of one message's ciphertext as a stitched GCM encryption kernel of
+    /// [`crate::aes`] (CTR on ymm VAES) writes it: [`super::vclmul512::GcmStitch`] on ymm, the
+    /// sixteen-block groups through [`agg2_16`].
+    VclmulToken,
+    "avx2,vpclmulqdq,pclmulqdq,sse2,ssse3",
+    agg8: |pow: &Powers, s, g: &[Block; 8]| agg2::<KARA, 8>(pow, s, g),
+    agg16: |pow: &Powers, s, a: &[Block; 8], b: &[Block; 8]| agg2_16::<KARA>(pow, s, a, b),
+    agg_n: |pow: &Powers, s, g: &[Block]| agg2_last::<KARA>(pow, s, g),
+}
+
 #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse2,ssse3")]
 fn update_impl<const KARA: bool>(
     pow: &Powers,

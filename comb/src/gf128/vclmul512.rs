@@ -31,8 +31,8 @@ use core::arch::x86_64::*;
 
 use super::clmul::{self, Wide};
 use super::vclmul::VclmulToken;
-use super::{GhashKey, MulVariant, Powers, ZmmGhash};
-use crate::block::{Block, BLOCK};
+use super::{GhashKey, MulVariant, Powers};
+use crate::block::Block;
 
 /// Proof that AVX-512F, AVX-512BW and VPCLMULQDQ (and, through [`VclmulToken`], the ymm and
 /// xmm instructions) exist on this CPU. Zero-sized; only [`Vclmul512Token::get`] makes one.
@@ -221,82 +221,30 @@ fn agg_last<const KARA: bool>(pow: &Powers, s: __m128i, blocks: &[Block]) -> __m
     reduce4::<KARA>(w)
 }
 
-/// GCM's GHASH of one message whose ciphertext another kernel is writing: the GCM
-/// encryption kernel of [`crate::aes`] (CTR on VAES) calls [`GcmStitch::absorb`] between its
-/// steps with the ciphertext written so far, and [`GcmStitch::finish`] hashes what is left.
-///
-/// What this gains, measured on the Zen 4 VM: not the multiplier hidden under the AES
-/// rounds (VAESENC and VPCLMULQDQ share its two FP pipes: ten ymm VAESENC and two zmm
-/// VPCLMULQDQ take 8.5 core cycles against 5 and 4 alone), but the rest of each unit's
-/// work (loads, byte swaps, xors, the folds and the reduction chain) overlapped with the
-/// other's, and the ciphertext hashed from L1 right after it is written. GCM encryption,
-/// TSC cycles/byte, `comb bench` medians: 16 KiB messages 0.281 -> 0.259, 2048 bytes 0.333
-/// -> 0.322, 1440 bytes within 1% (an in-process loop, best of 41, showed 0.349 -> 0.328
-/// there; the difference is not understood). Hashing the
-/// group a step wrote between the rounds of the next one, by hand, was slower (0.30 at
-/// 16 KiB) than leaving the overlap to the out-of-order core.
-///
-/// The state is that of [`super::gcm_stream_one`]: the ciphertext's whole sixteen-block
-/// groups go through [`agg16`] (one reduction each), in order, from the state of the hashed
-/// `A`; the rest, the lengths block last, through the same stream as every other message.
-pub(crate) struct GcmStitch<'k, const KARA: bool> {
-    pow: &'k Powers,
-    s: __m128i,
-    /// Whole blocks of `C` hashed so far (a multiple of 16).
-    hashed: usize,
-}
-
-impl<'k, const KARA: bool> GcmStitch<'k, KARA> {
-    /// The hash of a message whose `A` hashed (padded) to `s`, under `key`'s powers.
-    #[inline]
-    #[target_feature(enable = "sse2,ssse3")]
-    pub(crate) fn new(key: ZmmGhash<'k>, s: &Block) -> Self {
-        GcmStitch {
-            pow: key.pow,
-            s: clmul::load_block(s),
-            hashed: 0,
-        }
-    }
-
-    /// Hashes the whole sixteen-block groups of `C` among its first `ready` blocks that
-    /// are not hashed yet.
+gcm_stitch! {
+    /// GCM's GHASH of one message whose ciphertext another kernel is writing: the GCM
+    /// encryption kernel of [`crate::aes`] (CTR on VAES) calls [`GcmStitch::absorb`] between its
+    /// steps with the ciphertext written so far, and [`GcmStitch::finish`] hashes what is left.
     ///
-    /// # Safety
-    /// `ct` is the start of `C`, and its first `ready` blocks are readable, written, and not
-    /// written while this runs.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
-    pub(crate) unsafe fn absorb(&mut self, ct: *const u8, ready: usize) {
-        while self.hashed + 16 <= ready {
-            // SAFETY: blocks hashed..hashed + 16 lie below `ready` (the loop condition), so
-            // by the contract they are readable and stay unchanged while these views live;
-            // `[Block; 8]` has alignment 1.
-            let (a, b) = unsafe {
-                let p = ct.add(self.hashed * BLOCK).cast::<[Block; 8]>();
-                (&*p, &*p.add(1))
-            };
-            self.s = agg16::<KARA>(self.pow, self.s, a, b);
-            self.hashed += 16;
-        }
-    }
-
-    /// `S` of the message into `out`: the rest of `ct` (all of `C`, `ad_len` the length of
-    /// `A`) after the groups [`GcmStitch::absorb`] hashed, then the lengths block.
-    #[inline]
-    #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
-    pub(crate) fn finish(self, ct: &[u8], ad_len: usize, out: &mut Block) {
-        let rest = ct.get(self.hashed * BLOCK..).unwrap_or_default();
-        let c = super::GcmBlocks::resume(&[], rest, ad_len, ct.len());
-        let pow = self.pow;
-        let s = super::gcm_stream_one::<_, true>(
-            c,
-            self.s,
-            |s, g| agg8::<KARA>(pow, s, g),
-            |s, a, b| agg16::<KARA>(pow, s, a, b),
-            |s, g| clmul::agg_n::<KARA>(pow, s, g),
-        );
-        clmul::store_block(out, s);
-    }
+    /// What this gains, measured on the Zen 4 VM: not the multiplier hidden under the AES
+    /// rounds (VAESENC and VPCLMULQDQ share its two FP pipes: ten ymm VAESENC and two zmm
+    /// VPCLMULQDQ take 8.5 core cycles against 5 and 4 alone), but the rest of each unit's
+    /// work (loads, byte swaps, xors, the folds and the reduction chain) overlapped with the
+    /// other's, and the ciphertext hashed from L1 right after it is written. GCM encryption,
+    /// TSC cycles/byte, `comb bench` medians: 16 KiB messages 0.281 -> 0.259, 2048 bytes 0.333
+    /// -> 0.322, 1440 bytes within 1% (an in-process loop, best of 41, showed 0.349 -> 0.328
+    /// there; the difference is not understood). Hashing the
+    /// group a step wrote between the rounds of the next one, by hand, was slower (0.30 at
+    /// 16 KiB) than leaving the overlap to the out-of-order core.
+    ///
+    /// The state is that of [`super::gcm_stream_one`]: the ciphertext's whole sixteen-block
+    /// groups go through [`agg16`] (one reduction each), in order, from the state of the hashed
+    /// `A`; the rest, the lengths block last, through the same stream as every other message.
+    Vclmul512Token,
+    "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3",
+    agg8: |pow: &Powers, s, g: &[Block; 8]| agg8::<KARA>(pow, s, g),
+    agg16: |pow: &Powers, s, a: &[Block; 8], b: &[Block; 8]| agg16::<KARA>(pow, s, a, b),
+    agg_n: |pow: &Powers, s, g: &[Block]| clmul::agg_n::<KARA>(pow, s, g),
 }
 
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]

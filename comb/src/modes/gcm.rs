@@ -18,9 +18,10 @@
 //! Batch path and single path run the same code: the per-message fixed work, `E_K(J0)` of
 //! every job, is one batched cipher call (one block per job, as CMAC's finalisation), then per
 //! job the wide CTR from `inc32(J0)` and GHASH. On the single path each call has one job.
-//! Encrypting a message of [`STITCH_MIN`] bytes or more on VAES with the zmm GHASH, CTR and
-//! GHASH run as one stitched kernel ([`Kernels::gcm_encrypt`]); shorter messages (and every
-//! message elsewhere) run CTR and then GHASH, two messages' hashes side by side.
+//! Encrypting a message of [`STITCH_MIN`] bytes or more on VAES with a VPCLMULQDQ GHASH
+//! (ymm or zmm), CTR and GHASH run as one stitched kernel ([`Kernels::gcm_encrypt`]);
+//! shorter messages (and every message elsewhere) run CTR and then GHASH, two messages'
+//! hashes side by side.
 //!
 //! Secrets wiped after use: `inc32(J0)`, `E_K(J0)`, the GHASH state `S` and `E_K(J0) ^ S`
 //! (the full 16-byte tag block). `J0` itself is the job's `chain`, wiped with the job.

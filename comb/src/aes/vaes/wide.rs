@@ -32,8 +32,9 @@ const ECB_CFB: u8 = 4;
 use crate::aes::{AesKey, CounterWidth, Parallel, RoundKeys};
 use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::{VaesToken, VaesZmmToken};
-use crate::gf128::vclmul512::GcmStitch;
-use crate::gf128::ZmmGhash;
+use crate::gf128::vclmul::{self, VclmulToken};
+use crate::gf128::vclmul512::{self, Vclmul512Token};
+use crate::gf128::{StitchGhash, WideGhash};
 
 /// Registers per step of the main loops: latency 4 x two VAES per cycle.
 const REGS: usize = 8;
@@ -578,6 +579,24 @@ macro_rules! ctr_step {
 /// The CPU has AVX2, VAES and AES-NI; `io.len <= io.out_cap` and `io.dst` is non-null.
 #[target_feature(enable = "avx,avx2,vaes,aes")]
 unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
+    // SAFETY: the caller's contract is this function's.
+    unsafe { ctr_vaes_then::<LOW32>(key, io, ctr, |_, _| {}) }
+}
+
+/// [`ctr_vaes`], calling `written(w, last)` as [`ctr_zmm_then`] does: after each 16-block
+/// step of the fast path with `w` the whole blocks written so far and `last` false, and once
+/// at the end with every whole block and `last` true.
+///
+/// # Safety
+/// As [`ctr_vaes`].
+#[inline]
+#[target_feature(enable = "avx,avx2,vaes,aes")]
+unsafe fn ctr_vaes_then<const LOW32: bool>(
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    ctr: &Block,
+    mut written: impl FnMut(usize, bool),
+) {
     let rounds = key.rounds.min(14);
     let keys = WideKeys::one(&key.enc);
     let c0 = u128::from_be_bytes(*ctr);
@@ -637,6 +656,7 @@ unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block
             ctr_step!(keys, rounds, io, i, x, STEP);
             cur = ctr_add2::<LOW32>(cur, advance);
             i += STEP;
+            written(i, false);
         }
     } else {
         while i + STEP <= full {
@@ -649,7 +669,7 @@ unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block
     // up) writes the full ones; the partial block's keystream is kept for `xor_tail`.
     let rest = blocks - i;
     if rest == 0 {
-        return;
+        return written(full, true);
     }
     let stored = full - i;
     macro_rules! tail {
@@ -681,6 +701,7 @@ unsafe fn ctr_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block
         io.xor_tail(&ks);
         crate::block::wipe(&mut ks);
     }
+    written(full, true);
 }
 
 /// # Safety
@@ -850,18 +871,27 @@ unsafe fn ctr_zmm_then<const LOW32: bool>(
 // ---------------------------------------------------------------------------------------
 // GCM
 
-/// GCM encryption of one message: the zmm CTR ([`ctr_zmm_then`]) with a 32-bit counter from
-/// `ctr` (= inc32(J0)), with the GHASH of the ciphertext on zmm ([`GcmStitch`]) stitched
-/// between its steps: each 16-block group is hashed one step after it is written, so that
-/// its work overlaps the rounds of the next step and its loads read stores that have left
-/// the store buffer. Hashing each group right after its own step measured slower with the
-/// ymm CTR (a zmm load over two ymm stores in flight is not forwarded; 16 KiB 0.30-0.33 TSC
-/// cycles/byte against 0.26) and with the zmm one too (16 KiB 0.31 against 0.25, 1440 B 0.39
-/// against 0.33). `s` is
-/// the hash of the padded `A` (`ad_len` bytes) on entry, `S` on return.
+/// GCM encryption of one message: the CTR kernel with a 32-bit counter from `ctr` (=
+/// inc32(J0)) and the GHASH of the ciphertext stitched between its steps, on zmm where the
+/// key's GHASH runs there ([`ctr_zmm_then`], [`vclmul512::GcmStitch`]), else on ymm
+/// ([`ctr_vaes_then`], [`vclmul::GcmStitch`]): each 16-block group is hashed one step after
+/// it is written, so that its work overlaps the rounds of the next step and its loads read
+/// stores that have left the store buffer. Hashing each group right after its own step
+/// measured slower with the ymm CTR and the zmm GHASH (a zmm load over two ymm stores in
+/// flight is not forwarded; 16 KiB 0.30-0.33 TSC cycles/byte against 0.26) and with the zmm
+/// CTR too (16 KiB 0.31 against 0.25, 1440 B 0.39 against 0.33); on ymm alone, no faster.
+/// `s` is the hash of the padded `A` (`ad_len` bytes) on entry, `S` on return.
+///
+/// On ymm (the Zen 3 VM: VAES and VPCLMULQDQ without AVX-512) against CTR and then the
+/// hash, two messages side by side (`comb bench`, comb engine, alternated builds, pinned,
+/// TSC cycles/byte, encryption): 512 B 0.693-0.694 -> 0.660-0.663, 1440 B 0.485-0.489 ->
+/// 0.461-0.468, 2048 B 0.439-0.450 -> 0.431-0.432, 16 KiB 0.381-0.389 -> 0.371-0.379, the
+/// realistic mix 0.735-0.749 -> 0.714-0.735. The hash is most of the time there (at 16 KiB
+/// GCM 0.37-0.39 against CTR alone 0.15-0.16), and stitching hides little of it. Stitching
+/// from 256 bytes instead of 512 was no faster on the mix.
 pub(crate) fn gcm_encrypt(
     _t: VaesToken,
-    g: ZmmGhash<'_>,
+    g: StitchGhash<'_>,
     key: &AesKey,
     io: &IoPtrs<'_>,
     ctr: &Block,
@@ -869,46 +899,87 @@ pub(crate) fn gcm_encrypt(
     s: &mut Block,
 ) {
     assert!(io.len <= io.out_cap && !io.dst.is_null());
-    let _zmm = g.token();
-    // SAFETY: the VaesToken proves AVX, AVX2, VAES and AES-NI; `g` carries the proof of
-    // AVX-512F, AVX-512BW, VPCLMULQDQ, PCLMULQDQ, SSE2 and SSSE3; bounds asserted above.
-    unsafe {
-        if g.karatsuba() {
-            gcm_encrypt_vaes::<true>(g, key, io, ctr, ad_len, s);
-        } else {
-            gcm_encrypt_vaes::<false>(g, key, io, ctr, ad_len, s);
+    // SAFETY (all four calls): the VaesToken proves AVX, AVX2, VAES and AES-NI; the token
+    // each key carries proves AVX2, VPCLMULQDQ, PCLMULQDQ, SSE2 and SSSE3, and for zmm
+    // AVX-512F and AVX-512BW; bounds asserted above.
+    match g {
+        StitchGhash::Zmm(z) => {
+            let _proof: Vclmul512Token = z.token();
+            unsafe {
+                if z.karatsuba() {
+                    gcm_encrypt_zmm::<true>(z, key, io, ctr, ad_len, s)
+                } else {
+                    gcm_encrypt_zmm::<false>(z, key, io, ctr, ad_len, s)
+                }
+            }
+        }
+        StitchGhash::Ymm(y) => {
+            let _proof: VclmulToken = y.token();
+            unsafe {
+                if y.karatsuba() {
+                    gcm_encrypt_ymm::<true>(y, key, io, ctr, ad_len, s)
+                } else {
+                    gcm_encrypt_ymm::<false>(y, key, io, ctr, ad_len, s)
+                }
+            }
         }
     }
+}
+
+/// The body of both stitched kernels: `$ctr_then` (the CTR kernel with a `written`
+/// callback) over the message, and `$hash` (a `GcmStitch`) taking each sixteen-block group
+/// one step after it is written (after the next step's rounds are issued, where its loads
+/// find the stores committed), the rest at the end.
+macro_rules! stitched_gcm {
+    ($hash:expr, $ctr_then:ident, $key:expr, $io:expr, $ctr:expr, $ad_len:expr, $s:expr) => {{
+        let io: &IoPtrs<'_> = $io;
+        let mut hash = $hash;
+        let ct = io.dst.cast_const();
+        let absorb = |w: usize, last: bool| {
+            let ready = if last { w } else { w.saturating_sub(STEP) };
+            // SAFETY: the CTR kernel passes `w` once blocks 0..w of the output are final,
+            // and the output is not written below block w afterwards; `ready <= w`.
+            unsafe { hash.absorb(ct, ready) }
+        };
+        // SAFETY: the caller's contract is the CTR kernel's.
+        unsafe { $ctr_then::<true>($key, io, $ctr, absorb) };
+        // SAFETY: the CTR wrote all `io.len` bytes of the output (`len <= out_cap`,
+        // non-null); nothing writes it while this view lives.
+        let c = unsafe { core::slice::from_raw_parts(ct, io.len) };
+        hash.finish(c, $ad_len, $s);
+    }};
 }
 
 /// # Safety
 /// The CPU has AVX, AVX2, VAES, AES-NI, AVX-512F, AVX-512BW, VPCLMULQDQ, PCLMULQDQ and SSSE3;
 /// `io.len <= io.out_cap` and `io.dst` is non-null.
 #[target_feature(enable = "avx,avx2,vaes,aes,avx512f,avx512bw,vpclmulqdq,pclmulqdq,sse2,ssse3")]
-unsafe fn gcm_encrypt_vaes<const KARA: bool>(
-    g: ZmmGhash<'_>,
+unsafe fn gcm_encrypt_zmm<const KARA: bool>(
+    g: WideGhash<'_, Vclmul512Token>,
     key: &AesKey,
     io: &IoPtrs<'_>,
     ctr: &Block,
     ad_len: usize,
     s: &mut Block,
 ) {
-    let mut hash = GcmStitch::<KARA>::new(g, s);
-    let ct = io.dst.cast_const();
-    // The group a step writes is hashed after the next step's rounds are issued (one
-    // step behind, where its loads find the stores committed), the rest at the end.
-    let absorb = |w: usize, last: bool| {
-        let ready = if last { w } else { w.saturating_sub(STEP) };
-        // SAFETY: `ctr_zmm_then` passes `w` once blocks 0..w of the output are final, and
-        // the output is not written below block w afterwards; `ready <= w`.
-        unsafe { hash.absorb(ct, ready) }
-    };
-    // SAFETY: the caller's contract is `ctr_zmm_then`'s.
-    unsafe { ctr_zmm_then::<true>(key, io, ctr, absorb) };
-    // SAFETY: the CTR wrote all `io.len` bytes of the output (`len <= out_cap`, non-null);
-    // nothing writes it while this view lives.
-    let c = unsafe { core::slice::from_raw_parts(ct, io.len) };
-    hash.finish(c, ad_len, s);
+    let hash = vclmul512::GcmStitch::<KARA>::new(g, s);
+    stitched_gcm!(hash, ctr_zmm_then, key, io, ctr, ad_len, s);
+}
+
+/// # Safety
+/// The CPU has AVX, AVX2, VAES, AES-NI, VPCLMULQDQ, PCLMULQDQ and SSSE3; `io.len <=
+/// io.out_cap` and `io.dst` is non-null.
+#[target_feature(enable = "avx,avx2,vaes,aes,vpclmulqdq,pclmulqdq,sse2,ssse3")]
+unsafe fn gcm_encrypt_ymm<const KARA: bool>(
+    g: WideGhash<'_, VclmulToken>,
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    ctr: &Block,
+    ad_len: usize,
+    s: &mut Block,
+) {
+    let hash = vclmul::GcmStitch::<KARA>::new(g, s);
+    stitched_gcm!(hash, ctr_vaes_then, key, io, ctr, ad_len, s);
 }
 
 #[cfg(test)]
@@ -1207,10 +1278,10 @@ mod tests {
         (0..=16 * 41 + 3).chain([1440, 1600, 4111, 4112, 4113])
     }
 
-    /// The stitched GCM kernel against the xmm CTR and the xmm GHASH of (A, C), for both
-    /// zmm product variants, every key size, A of 0, 5 and 32 bytes, lengths around every
-    /// step boundary, copy and in place, and a 32-bit counter that wraps inside a message;
-    /// nothing past the message written.
+    /// The stitched GCM kernels (ymm and zmm GHASH, each where the CPU has it) against the
+    /// xmm CTR and the xmm GHASH of (A, C), for both product variants, every key size, A of
+    /// 0, 5 and 32 bytes, lengths around every step boundary, copy and in place, and a
+    /// 32-bit counter that wraps inside a message; nothing past the message written.
     #[test]
     fn gcm_encrypt_matches_ctr_then_ghash() {
         use crate::gf128::{GhashBackend, GhashKey, MulVariant};
@@ -1218,14 +1289,24 @@ mod tests {
         let lens = (0..=16 * 50 + 3)
             .step_by(5)
             .chain([1440, 4096, 4111, 4112, 4113]);
-        for v in [MulVariant::Schoolbook, MulVariant::Karatsuba] {
+        let wide = [
+            GhashBackend::Vclmul512(MulVariant::Schoolbook),
+            GhashBackend::Vclmul512(MulVariant::Karatsuba),
+            GhashBackend::Vclmul(MulVariant::Schoolbook),
+            GhashBackend::Vclmul(MulVariant::Karatsuba),
+        ];
+        for backend in wide {
+            let v = match backend {
+                GhashBackend::Vclmul512(v) | GhashBackend::Vclmul(v) => v,
+                _ => unreachable!(),
+            };
             for (ki, klen) in [16usize, 24, 32].into_iter().enumerate() {
                 let key = AesKey::new(&bytes(ki as u64 + 51, klen)).unwrap();
                 let h: Block = bytes(ki as u64 + 61, BLOCK).try_into().unwrap();
-                let Ok(g) = GhashKey::with_backend(&h, GhashBackend::Vclmul512(v)) else {
-                    return; // no AVX-512 / VPCLMULQDQ
+                let Ok(g) = GhashKey::with_backend(&h, backend) else {
+                    continue; // no AVX-512 / VPCLMULQDQ
                 };
-                let z = g.zmm().unwrap();
+                let z = g.stitch().unwrap();
                 let xmm = GhashKey::with_backend(&h, GhashBackend::Clmul(v)).unwrap();
                 for (n, len) in lens.clone().enumerate() {
                     let ad = bytes(len as u64 + 3, [0, 5, 32][n % 3]);
@@ -1239,7 +1320,7 @@ mod tests {
                     let io = IoPtrs::copy(&input, &mut want);
                     ni::ctr(t.ni(), &key, &io, &c0, CounterWidth::Low32);
                     let s_want = xmm.gcm_ghash(&ad, &want[..len]);
-                    let what = format!("{v:?} key {klen} len {len} ad {}", ad.len());
+                    let what = format!("{backend:?} key {klen} len {len} ad {}", ad.len());
 
                     let mut got = vec![0xEEu8; len + 17];
                     let mut s = [0u8; BLOCK];
