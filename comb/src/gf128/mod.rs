@@ -575,6 +575,7 @@ pub(crate) enum StitchGhash<'k> {
 /// it: the state of [`gcm_stream_one`] after the whole sixteen-block groups of `C` hashed
 /// so far, in order, from the state of the hashed `A`. The backends' `GcmStitch` give the
 /// products.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 #[derive(Clone, Copy)]
 pub(crate) struct StitchState<S> {
     s: S,
@@ -582,6 +583,7 @@ pub(crate) struct StitchState<S> {
     hashed: usize,
 }
 
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 impl<S: Copy> StitchState<S> {
     /// From `s`, the state after the padded `A`.
     #[inline(always)]
