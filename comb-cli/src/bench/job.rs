@@ -504,6 +504,15 @@ mod tests {
         plan(&cli.args.opts)
     }
 
+    /// The main job's (samples, calls): `main` for the main table, `sweeps` for every
+    /// secondary phase.
+    fn assert_samples(p: &Plan, main: (usize, usize), sweeps: (usize, usize)) {
+        assert_eq!((p.sweeps[0].samples, p.sweeps[0].calls), main);
+        for s in &p.sweeps[1..] {
+            assert_eq!((s.samples, s.calls), sweeps, "{}", s.phase);
+        }
+    }
+
     #[test]
     fn main_job_and_quick() {
         let p = plan_of(&[]).unwrap();
@@ -511,15 +520,7 @@ mod tests {
         assert_eq!(p.report_dir, Some(PathBuf::from("report")));
         let phases: Vec<&str> = p.sweeps.iter().map(|s| s.phase).collect();
         assert_eq!(phases, ["modes", "lanes", "lanes", "lengths", "heatmap"]);
-        assert_eq!((p.sweeps[0].samples, p.sweeps[0].calls), (SAMPLES, CALLS));
-        for s in &p.sweeps[1..] {
-            assert_eq!(
-                (s.samples, s.calls),
-                (SWEEP_SAMPLES, SWEEP_CALLS),
-                "{}",
-                s.phase
-            );
-        }
+        assert_samples(&p, (SAMPLES, CALLS), (SWEEP_SAMPLES, SWEEP_CALLS));
         // An explicit --samples / --calls scales the secondary phases with the main table.
         let d = plan_of(&["--samples", "182", "--calls", "400"]).unwrap();
         assert_eq!((d.sweeps[0].samples, d.sweeps[0].calls), (182, 400));
@@ -530,18 +531,11 @@ mod tests {
         let q = plan_of(&["--quick", "--json", "x.json", "--no-report"]).unwrap();
         assert_eq!(q.kind, Kind::Main);
         assert_eq!(q.report_dir, None);
-        assert_eq!(
-            (q.sweeps[0].samples, q.sweeps[0].calls),
-            (QUICK_SAMPLES, QUICK_CALLS)
+        assert_samples(
+            &q,
+            (QUICK_SAMPLES, QUICK_CALLS),
+            (QUICK_SWEEP_SAMPLES, QUICK_SWEEP_CALLS),
         );
-        for s in &q.sweeps[1..] {
-            assert_eq!(
-                (s.samples, s.calls),
-                (QUICK_SWEEP_SAMPLES, QUICK_SWEEP_CALLS),
-                "{}",
-                s.phase
-            );
-        }
         let e = plan_of(&["--engines", "sequential,comb,openssl"]).unwrap();
         assert_eq!(e.kind, Kind::Main);
         assert_eq!(e.engines.len(), 3);
