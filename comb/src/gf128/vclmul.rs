@@ -9,6 +9,7 @@
 //! message's final group (1 to 8 blocks, the lengths block last) is hashed on ymm too, its
 //! blocks placed to meet whole pairs of powers ([`agg2_last`]), and where sixteen of its
 //! blocks lie whole in the input they share one reduction, with `H^9..H^16` ([`agg2_16`]).
+//! GCM's stitched encryption kernel hashes through [`GcmStitch`] on these products.
 //!
 //! Both multiplication variants exist here too (Karatsuba: 3 VPCLMULQDQ per pair plus a
 //! shuffle for `x1 ^ x0`; schoolbook: 4), so the benchmark can compare them on ymm.
