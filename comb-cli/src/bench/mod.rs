@@ -168,7 +168,7 @@ pub struct TuneArgs {
     /// Samples per figure. Default: 91 (31 with --quick).
     #[arg(long, value_name = "N")]
     pub samples: Option<usize>,
-    /// Calls per sample. Default: 200 (60 with --quick).
+    /// Calls per sample. Default: 200 (100 with --quick).
     #[arg(long, value_name = "N")]
     pub calls: Option<usize>,
     /// Fewer samples (about 15 s).
