@@ -4,7 +4,7 @@
 
 use crate::aes::{ChainRule, Kernels, Parallel};
 use crate::modes::{keystream_tails, set_ok, Prepared};
-use crate::sched::exec::{run_chain, Path};
+use crate::sched::exec::{run_chain_then, Path};
 use crate::JobResult;
 
 pub(crate) struct CfbEncrypt;
@@ -22,8 +22,10 @@ pub(crate) fn encrypt(
     results: &mut [JobResult],
     path: Path,
 ) {
-    run_chain::<CfbEncrypt, _>(k, jobs, path);
-    keystream_tails(k, jobs);
+    // Each comb group's tails right after its chains, while their last blocks are in cache.
+    run_chain_then::<CfbEncrypt, _>(k, jobs, path, |jobs, members| {
+        keystream_tails(k, jobs, members.iter().copied())
+    });
     for job in jobs {
         set_ok(&mut results[job.index], job.lane.io.len);
     }
@@ -34,7 +36,7 @@ pub(crate) fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobR
         let l = &mut job.lane;
         l.chain = k.parallel(Parallel::CfbDecrypt, l.key, &l.io, l.blocks, &l.chain);
     }
-    keystream_tails(k, jobs);
+    keystream_tails(k, jobs, 0..jobs.len());
     for job in jobs {
         set_ok(&mut results[job.index], job.lane.io.len);
     }

@@ -73,8 +73,8 @@ use crate::block::{
     load_short, pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK,
 };
 use crate::modes::cmac::CbcMac;
-use crate::modes::{Prepared, TagIo};
-use crate::sched::exec::{run_chain, HasLane, Path};
+use crate::modes::{keystream_tails, Prepared, TagIo};
+use crate::sched::exec::{run_chain, run_chain_then, Path};
 use crate::sched::steps::{run_steps, StepLane};
 use crate::{Error, JobResult, Op};
 
@@ -462,13 +462,15 @@ fn process_batch<S: Scheme>(
     match op {
         Op::Encrypt => {
             // CFB with fix1 from V over every whole block, then the partial last blocks'
-            // keystream `E(chain)` in one batched call: the whole ciphertext is written.
+            // keystream `E(chain)`, batched per comb group right after its chains: the whole
+            // ciphertext is written.
             for (job, l) in jobs.iter_mut().zip(lanes.iter()) {
                 job.lane.chain = l.es;
                 job.lane.blocks = l.io.len / BLOCK;
             }
-            run_chain::<ClocEncrypt, _>(k, jobs, path);
-            keystream_tails(k, jobs);
+            run_chain_then::<ClocEncrypt, _>(k, jobs, path, |jobs, members| {
+                keystream_tails(k, jobs, members.iter().copied())
+            });
             // The MAC over the ciphertext, read back from the outputs.
             let mut outs: Vec<IoPtrs<'_>> = lanes.iter().map(|l| l.io).collect();
             let mut mac = Lanes(
@@ -629,50 +631,15 @@ fn decrypt_verified<'k>(k: Kernels, lanes: &[Lane<'k>], path: Path) {
         if l.ok {
             let mut one = [lane(l)];
             run_chain::<ClocDecrypt, _>(k, &mut one, path);
-            keystream_tails(k, &one);
+            keystream_tails(k, &mut one, [0]);
             wipe(&mut one[0].chain);
         }
         return;
     }
     let mut dec = Lanes(lanes.iter().filter(|l| l.ok).map(lane).collect());
-    run_chain::<ClocDecrypt, _>(k, &mut dec, path);
-    keystream_tails(k, &dec);
-}
-
-/// For every lane whose message ends in a partial block: keystream `E(chain)` (`chain` being
-/// the lane's next cipher input after its whole blocks) xored into that block, one batched
-/// cipher call per [`CHUNK`] such lanes.
-fn keystream_tails<'a, L: HasLane<'a>>(k: Kernels, items: &[L]) {
-    let mut tails = items
-        .iter()
-        .map(HasLane::lane)
-        .filter(|l| !l.io.len.is_multiple_of(BLOCK))
-        .peekable();
-    let Some(first) = tails.peek().map(|l| l.key) else {
-        return;
-    };
-    let mut buf = [[0u8; BLOCK]; CHUNK];
-    let mut keys: [&AesKey; CHUNK] = [first; CHUNK];
-    let mut ios: [Option<&IoPtrs<'_>>; CHUNK] = [None; CHUNK];
-    loop {
-        let mut n = 0;
-        // The slots first: `zip` takes a lane only when a slot is free for it.
-        let slots = buf.iter_mut().zip(keys.iter_mut()).zip(ios.iter_mut());
-        for (((b, key), io), l) in slots.zip(tails.by_ref()) {
-            (*b, *key, *io) = (l.chain, l.key, Some(&l.io));
-            n += 1;
-        }
-        if n == 0 {
-            break;
-        }
-        k.encrypt_many(&mut buf[..n], &keys[..n]);
-        for (b, io) in buf[..n].iter_mut().zip(&ios[..n]) {
-            if let Some(io) = io {
-                io.xor_tail(b);
-            }
-            wipe(b);
-        }
-    }
+    run_chain_then::<ClocDecrypt, _>(k, &mut dec, path, |dec, members| {
+        keystream_tails(k, dec, members.iter().copied())
+    });
 }
 
 /// Writes the tags (encryption) or checks them (decryption: sets `ok`, zeroes the output of

@@ -2,13 +2,13 @@
 //!
 //! CBC-MAC over all blocks but the last is one dependent chain per message (comb-scheduled);
 //! the last block, xored with K1 (complete) or padded 10* and xored with K2, is encrypted for
-//! every job in one batched call. Verification compares in constant time.
+//! the jobs of each comb group in one batched call as soon as their chains are done.
+//! Verification compares in constant time.
 
-use crate::aes::AesKey;
 use crate::aes::{ChainRule, Kernels};
 use crate::block::{pad10, store_short, tag_matches, xor, Block, BLOCK};
-use crate::modes::{Prepared, TagIo};
-use crate::sched::exec::{run_chain, Path};
+use crate::modes::{encrypt_per_job, Prepared, TagIo};
+use crate::sched::exec::{run_chain_then, Path};
 use crate::Error;
 use crate::JobResult;
 
@@ -30,37 +30,39 @@ pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResul
     for job in jobs.iter_mut() {
         job.lane.blocks = body_blocks(job.lane.io.len);
     }
-    run_chain::<CbcMac, _>(k, jobs, path);
-    let mut last: Vec<Block> = Vec::with_capacity(jobs.len());
-    for lane in jobs.iter().map(|j| &j.lane) {
-        let off = BLOCK * lane.blocks;
-        let rest = lane.io.len - off;
-        // M_n* = pad10(M_n) with K2, or M_n with K1 (whole), in registers (see `pad10`).
-        let b = pad10(&lane.io.read_from(off), rest);
-        let subkey = if rest == BLOCK {
-            &lane.key.cmac_k1
-        } else {
-            &lane.key.cmac_k2
-        };
-        last.push(xor(&xor(&b, &lane.chain), subkey));
-    }
-    let keys: Vec<&AesKey> = jobs.iter().map(|j| j.lane.key).collect();
-    k.encrypt_many(&mut last, &keys);
-    for (job, tag) in jobs.iter_mut().zip(&mut last) {
-        results[job.index] = match &mut job.tag {
-            TagIo::Out(out) => {
-                store_short(out, tag);
-                Ok(0)
-            }
-            TagIo::In(expected) => {
-                if tag_matches(tag, expected) {
+    // Each comb group's last blocks and tags right after its chains, while the blocks are in
+    // cache.
+    run_chain_then::<CbcMac, _>(k, jobs, path, |jobs, members| {
+        encrypt_per_job(k, jobs, members, last_block, |job, tag| {
+            results[job.index] = match &mut job.tag {
+                TagIo::Out(out) => {
+                    store_short(out, tag);
                     Ok(0)
-                } else {
-                    Err(Error::AuthenticationFailed)
                 }
-            }
-            TagIo::None => Err(Error::TagMisuse),
-        };
-        crate::block::wipe(tag);
-    }
+                TagIo::In(expected) => {
+                    if tag_matches(tag, expected) {
+                        Ok(0)
+                    } else {
+                        Err(Error::AuthenticationFailed)
+                    }
+                }
+                TagIo::None => Err(Error::TagMisuse),
+            };
+        });
+    });
+}
+
+/// The cipher input of the tag, its chain final: `M_n* ⊕ chain`, with `M_n* = M_n ⊕ K1` for
+/// a whole last block, `pad10(M_n) ⊕ K2` otherwise (in registers, see `pad10`).
+fn last_block(job: &Prepared<'_>) -> Block {
+    let lane = &job.lane;
+    let off = BLOCK * lane.blocks;
+    let rest = lane.io.len - off;
+    let m = pad10(&lane.io.read_from(off), rest);
+    let subkey = if rest == BLOCK {
+        &lane.key.cmac_k1
+    } else {
+        &lane.key.cmac_k2
+    };
+    xor(&xor(&m, &lane.chain), subkey)
 }

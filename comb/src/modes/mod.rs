@@ -23,7 +23,6 @@ pub(crate) mod poet;
 pub(crate) mod poet_gf;
 pub(crate) mod silc;
 
-use crate::aes::AesKey;
 use crate::aes::{ChainLane, Kernels};
 use crate::block::{load_short, Block, BLOCK};
 use crate::sched::exec::{HasLane, Path};
@@ -146,22 +145,62 @@ pub(crate) fn run(
     }
 }
 
-/// For every job whose length is not a whole number of blocks: keystream `E(chain)`, xored
-/// into the partial last block (CFB and OFB, both directions), `chain` being each lane's
-/// chaining value after its whole blocks. One batched cipher call for all jobs' tails.
-fn keystream_tails(k: Kernels, jobs: &[Prepared<'_>]) {
-    let tails: Vec<usize> = (0..jobs.len())
-        .filter(|&i| !jobs[i].lane.io.len.is_multiple_of(BLOCK))
-        .collect();
-    if tails.is_empty() {
-        return;
+/// Lanes per batched cipher call of [`encrypt_per_job`] (its blocks and keys on the stack).
+const PER_CALL: usize = 32;
+
+/// For each item `items[i]`, `i` in `idx`: `E(make(item))` under the lane's key, in batched
+/// calls of up to [`PER_CALL`] blocks, handed to `take(item, block)`, then wiped. The chained
+/// modes' per-message finishing work (tags, the keystream of a partial last block), run per
+/// comb group from [`run_chain_then`](crate::sched::exec::run_chain_then).
+pub(crate) fn encrypt_per_job<'a, L: HasLane<'a>>(
+    k: Kernels,
+    items: &mut [L],
+    idx: &[usize],
+    make: impl Fn(&L) -> Block,
+    mut take: impl FnMut(&mut L, &Block),
+) {
+    for some in idx.chunks(PER_CALL) {
+        let n = some.len();
+        let mut blocks = [[0u8; BLOCK]; PER_CALL];
+        let mut keys = [items[some[0]].lane().key; PER_CALL];
+        for ((b, key), &i) in blocks.iter_mut().zip(keys.iter_mut()).zip(some) {
+            *b = make(&items[i]);
+            *key = items[i].lane().key;
+        }
+        k.encrypt_many(&mut blocks[..n], &keys[..n]);
+        for (b, &i) in blocks.iter_mut().zip(some) {
+            take(&mut items[i], b);
+            crate::block::wipe(b);
+        }
     }
-    let mut ks: Vec<Block> = tails.iter().map(|&i| jobs[i].lane.chain).collect();
-    let keys: Vec<&AesKey> = tails.iter().map(|&i| jobs[i].lane.key).collect();
-    k.encrypt_many(&mut ks, &keys);
-    for (&i, k) in tails.iter().zip(&mut ks) {
-        jobs[i].lane.io.xor_tail(k);
-        crate::block::wipe(k);
+}
+
+/// For every item `items[i]`, `i` in `members`, whose message is not a whole number of
+/// blocks: keystream `E(chain)` xored into the partial last block (CFB, OFB and CLOC, both
+/// directions), `chain` being the lane's next cipher input after its whole blocks.
+pub(crate) fn keystream_tails<'a, L: HasLane<'a>>(
+    k: Kernels,
+    items: &mut [L],
+    members: impl IntoIterator<Item = usize>,
+) {
+    let mut tails = [0usize; PER_CALL];
+    let mut n = 0;
+    let mut members = members.into_iter().peekable();
+    while members.peek().is_some() {
+        for i in members.by_ref() {
+            if !items[i].lane().io.len.is_multiple_of(BLOCK) {
+                tails[n] = i;
+                n += 1;
+                if n == PER_CALL {
+                    break;
+                }
+            }
+        }
+        let chain = |item: &L| item.lane().chain;
+        encrypt_per_job(k, items, &tails[..n], chain, |item, ks| {
+            item.lane().io.xor_tail(ks);
+        });
+        n = 0;
     }
 }
 

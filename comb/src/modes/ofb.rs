@@ -4,7 +4,7 @@
 
 use crate::aes::{ChainRule, Kernels};
 use crate::modes::{keystream_tails, set_ok, Prepared};
-use crate::sched::exec::{run_chain, Path};
+use crate::sched::exec::{run_chain_then, Path};
 use crate::JobResult;
 
 pub(crate) struct Ofb;
@@ -17,8 +17,10 @@ impl ChainRule for Ofb {
 }
 
 pub(crate) fn run(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult], path: Path) {
-    run_chain::<Ofb, _>(k, jobs, path);
-    keystream_tails(k, jobs);
+    // Each comb group's tails right after its chains, while their last blocks are in cache.
+    run_chain_then::<Ofb, _>(k, jobs, path, |jobs, members| {
+        keystream_tails(k, jobs, members.iter().copied())
+    });
     for job in jobs {
         set_ok(&mut results[job.index], job.lane.io.len);
     }

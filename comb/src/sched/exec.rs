@@ -50,22 +50,38 @@ impl<'a> HasLane<'a> for ChainLane<'a> {
 /// of key sizes). On return every lane's `chain` holds the chaining value after its last
 /// block.
 pub(crate) fn run_chain<'a, R: ChainRule, L: HasLane<'a>>(k: Kernels, items: &mut [L], path: Path) {
+    run_chain_then::<R, L>(k, items, path, |_, _| {});
+}
+
+/// [`run_chain`], calling `done(items, members)` as soon as the lanes `items[m]`, `m` in
+/// `members`, have their final chaining values: after each comb group (at most `lanes`
+/// members), after each item on the single path, after each key size when sizes are mixed.
+/// Work on a message's last blocks placed there finds them still in cache, where a pass after
+/// the whole batch read them back from L2 (a batch of 64 KiB-scale messages is larger than
+/// L1).
+pub(crate) fn run_chain_then<'a, R: ChainRule, L: HasLane<'a>>(
+    k: Kernels,
+    items: &mut [L],
+    path: Path,
+    mut done: impl FnMut(&mut [L], &[usize]),
+) {
     // A batch of one has nothing to interleave: skip planning (its allocations are most of
     // the fixed cost of a call).
     let path = if items.len() <= 1 { Path::Single } else { path };
     match path {
         Path::Single => {
             // One dependent chain is latency-bound: the xmm kernel serves every backend.
-            for item in items.iter_mut() {
-                let lane = item.lane_mut();
+            for i in 0..items.len() {
+                let lane = items[i].lane_mut();
                 let blocks = lane.blocks;
                 run_window_ni::<R>(k.ni(), core::slice::from_mut(lane), 0, blocks);
+                done(items, &[i]);
             }
         }
         Path::Comb { lanes: p } => {
             let rounds0 = items.first().map_or(0, |i| i.lane().key.rounds);
             if items.iter().all(|i| i.lane().key.rounds == rounds0) {
-                run_comb::<R, L>(k, items, p);
+                run_comb::<R, L>(k, items, p, &mut done);
             } else {
                 // Lanes of one kernel call run in lockstep, so they need the same round count:
                 // schedule each key size on its own.
@@ -74,18 +90,24 @@ pub(crate) fn run_chain<'a, R: ChainRule, L: HasLane<'a>>(k: Kernels, items: &mu
                         .filter(|&i| items[i].lane().key.rounds == rounds)
                         .collect();
                     let mut part = Lanes(idx.iter().map(|&i| *items[i].lane()).collect());
-                    run_comb::<R, ChainLane<'a>>(k, &mut part, p);
+                    run_comb::<R, ChainLane<'a>>(k, &mut part, p, &mut |_, _| {});
                     for (&i, l) in idx.iter().zip(part.iter()) {
                         items[i].lane_mut().chain = l.chain;
                     }
+                    done(items, &idx);
                 }
             }
         }
     }
 }
 
-/// Algorithm 1 over lanes of one key size.
-fn run_comb<'a, R: ChainRule, L: HasLane<'a>>(k: Kernels, items: &mut [L], p: usize) {
+/// Algorithm 1 over lanes of one key size; `done` as in [`run_chain_then`], per group.
+fn run_comb<'a, R: ChainRule, L: HasLane<'a>>(
+    k: Kernels,
+    items: &mut [L],
+    p: usize,
+    done: &mut impl FnMut(&mut [L], &[usize]),
+) {
     let lengths: Vec<usize> = items.iter().map(|i| i.lane().blocks).collect();
     let plan = plan(&lengths, p);
     let mut group = Lanes(Vec::with_capacity(p));
@@ -97,18 +119,19 @@ fn run_comb<'a, R: ChainRule, L: HasLane<'a>>(k: Kernels, items: &mut [L], p: us
         if let Kernels::Vaes256(_) = k {
             keys.assign(&group);
         }
-        let mut done = 0;
+        let mut done_blocks = 0;
         for w in plan.windows_of(g) {
             let lanes = &mut group[..w.lanes];
             match k {
-                Kernels::Ni(t) => run_window_ni::<R>(t, lanes, done, w.blocks),
-                Kernels::Vaes256(t) => run_window_vaes::<R>(t, &keys, lanes, done, w.blocks),
+                Kernels::Ni(t) => run_window_ni::<R>(t, lanes, done_blocks, w.blocks),
+                Kernels::Vaes256(t) => run_window_vaes::<R>(t, &keys, lanes, done_blocks, w.blocks),
             }
-            done += w.blocks;
+            done_blocks += w.blocks;
         }
         for (&m, l) in members.iter().zip(group.iter()) {
             items[m].lane_mut().chain = l.chain;
         }
+        done(items, members);
     }
 }
 
