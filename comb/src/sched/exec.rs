@@ -56,9 +56,10 @@ pub(crate) fn run_chain<'a, R: ChainRule, L: HasLane<'a>>(k: Kernels, items: &mu
 /// [`run_chain`], calling `done(items, members)` as soon as the lanes `items[m]`, `m` in
 /// `members`, have their final chaining values: after each comb group (at most `lanes`
 /// members), after each item on the single path, after each key size when sizes are mixed.
-/// Work on a message's last blocks placed there finds them still in cache, where a pass after
-/// the whole batch read them back from L2 (a batch of 64 KiB-scale messages is larger than
-/// L1).
+/// Work on a message's last blocks placed there finds them still in L1, where a pass after the
+/// whole batch read them back from L2 (64 messages of about 1.5 KiB, read and written, are
+/// some 190 KiB). With that work batched on the stack instead of in three vectors per call,
+/// CFB encryption on the realistic mix ran 3-7% faster on a Zen 3 VM, OFB 1-4%.
 pub(crate) fn run_chain_then<'a, R: ChainRule, L: HasLane<'a>>(
     k: Kernels,
     items: &mut [L],
