@@ -23,7 +23,10 @@ pub fn dbl(b: &Block) -> Block {
 #[inline]
 pub(crate) fn wipe(b: &mut Block) {
     // SAFETY: `b` is a valid reference to a `[u8; 16]` (alignment 1); volatile keeps the
-    // store although `b` may never be read again. It compiles to one 16-byte store.
+    // store although `b` may never be read again. LLVM (Rust 1.95) stores a zero block to the
+    // stack, loads it back and stores it here: three instructions, still one 16-byte write to
+    // `b`. A single `movups` in `asm!` measured no faster (realistic mix and 64-byte CBC and
+    // OCB3 batches on a Zen 3 VM), so this stays free of inline assembly.
     unsafe { core::ptr::write_volatile(b, [0u8; BLOCK]) };
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
@@ -577,6 +580,20 @@ pub(crate) fn test_bytes(seed: u64, n: usize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `wipe` zeroes exactly its 16 bytes, at any alignment.
+    #[test]
+    fn wipe_zeroes_the_block_only() {
+        for at in 0..16 {
+            let mut buf = [0xa5u8; 48];
+            let b: &mut Block = (&mut buf[at..at + BLOCK]).try_into().unwrap();
+            wipe(b);
+            for (i, &x) in buf.iter().enumerate() {
+                let inside = (at..at + BLOCK).contains(&i);
+                assert_eq!(x, if inside { 0 } else { 0xa5 }, "offset {at}, byte {i}");
+            }
+        }
+    }
 
     /// The block surgery helpers against byte-by-byte models, at every cut.
     #[test]
