@@ -144,11 +144,20 @@ fn sweep_lanes() -> Vec<usize> {
     lanes
 }
 
+/// The engines of a run without `--engines`: ours; the main job also every anchor compiled
+/// in (the `anchors` feature), beside ours in its main table.
+fn default_engines(kind: Kind) -> Vec<String> {
+    let mut v = vec!["sequential".to_string(), "comb".to_string()];
+    if kind == Kind::Main && cfg!(feature = "anchors") {
+        v.extend(engines::ANCHORS.iter().map(|s| s.to_string()));
+    }
+    v
+}
+
 pub fn plan(a: &Options) -> Result<Plan, String> {
     if ![128, 192, 256].contains(&a.key_bits) {
         return Err(format!("--key-bits {} (128, 192 or 256)", a.key_bits));
     }
-    let engines = spec::parse_engines(&a.engines)?;
     let quick = a.quick;
     let samples = a
         .samples
@@ -187,6 +196,10 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
         Kind::Main
     } else {
         Kind::Custom
+    };
+    let engines = match &a.engines {
+        Some(list) => spec::parse_engines(list)?,
+        None => default_engines(kind),
     };
     let chained: Vec<Algorithm> = Algorithm::ALL
         .iter()
@@ -247,7 +260,10 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
                     ops: vec![Op::Encrypt],
                     dists: plot_lengths.clone(),
                     lanes: LaneSpec::Auto,
-                    engines: None,
+                    // The anchors a default main job adds run in its table only: their length
+                    // curves too took it from 264 s to 400 s on a contended Zen 3 VM. Named
+                    // with --engines, they run here as well.
+                    engines: a.engines.is_none().then(|| vec!["sequential", "comb"]),
                     samples: s2,
                     calls: c2,
                 },
@@ -539,6 +555,22 @@ mod tests {
         let e = plan_of(&["--engines", "sequential,comb,openssl"]).unwrap();
         assert_eq!(e.kind, Kind::Main);
         assert_eq!(e.engines.len(), 3);
+        // Without --engines: ours, and in the main job every anchor built in.
+        let anchors = if cfg!(feature = "anchors") {
+            engines::ANCHORS.len()
+        } else {
+            0
+        };
+        assert_eq!(p.engines.len(), 2 + anchors);
+        assert_eq!(p.engines[..2], ["sequential", "comb"]);
+        let ours = Some(vec!["sequential", "comb"]);
+        assert_eq!(p.sweeps[0].engines, None, "the main table: every engine");
+        assert_eq!(p.sweeps[3].engines, ours, "the length curves: ours");
+        assert_eq!(e.sweeps[3].engines, None, "named anchors: their curves too");
+        let c = plan_of(&["--alg", "aes-cbc"]).unwrap();
+        assert_eq!(c.engines, ["sequential", "comb"]);
+        let t = plan_of(&["--paper"]).unwrap();
+        assert_eq!(t.engines, ["sequential", "comb"]);
     }
 
     #[test]

@@ -99,9 +99,10 @@ pub struct Options {
     #[arg(long, value_name = "auto|N|A..B")]
     pub lanes: Option<String>,
     /// Engines, comma separated: sequential, comb; with the anchors feature also openssl,
-    /// ipsec-mb, rustcrypto.
-    #[arg(long, value_name = "LIST", default_value = "sequential,comb")]
-    pub engines: String,
+    /// ipsec-mb, rustcrypto. Default: sequential,comb, and for the main job every anchor
+    /// built in.
+    #[arg(long, value_name = "LIST")]
+    pub engines: Option<String>,
     /// Samples per figure (the median is reported). Default: 91.
     #[arg(long, value_name = "N")]
     pub samples: Option<usize>,
