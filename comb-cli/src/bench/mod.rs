@@ -16,7 +16,8 @@
 //!   `report/` directory with a Markdown summary.
 //! * `comb bench` alone is the main job (≈ 3 minutes): every algorithm, sequential vs comb on
 //!   the realistic mix, a lane sweep of the chained modes, cycles/byte against message length
-//!   and heat maps of length × lanes for CBC and CMAC. `--quick` does the same in under 30 s.
+//!   and heat maps of length × lanes for CBC and CMAC. `--quick` does the same in about half a
+//!   minute.
 //! * `comb bench --paper` (`paper`): papers/000 Tables 3 and 4, papers/001 Table 2, with the
 //!   papers' figures beside ours.
 //! * `comb tune` (`tune`): the best lane count per chained mode, stored in the library's
@@ -53,7 +54,7 @@ pub const DEFAULT_SEED: u64 = 0x636f_6d62;
 #[command(after_help = "\
 With no workload options (--alg, --op, --dist, --lengths, --lengths-file, --batch, --lanes) this \
 is the main job: every algorithm, sequential vs comb on the realistic mix, a lane sweep, \
-cycles/byte against length and length x lanes heat maps (CBC, CMAC), about 3 minutes (--quick: under 30 s), \
+cycles/byte against length and length x lanes heat maps (CBC, CMAC), about 3 minutes (--quick: about half a minute), \
 written to report/ (summary.md, results.json, PNG and SVG plots).
 
 Examples:
@@ -131,8 +132,8 @@ pub struct Options {
     /// Do not write the main job's report directory.
     #[arg(long)]
     pub no_report: bool,
-    /// Fewer and shorter samples (31 of 60 calls; 15 of 24 in the sweeps): the main job in under
-    /// 30 s.
+    /// Fewer and shorter samples (31 of 60 calls; 15 of 24 in the sweeps): the main job in about
+    /// half a minute.
     #[arg(long)]
     pub quick: bool,
     /// Reproduce the shape of papers/000 Tables 3 and 4 and papers/001 Table 2.
