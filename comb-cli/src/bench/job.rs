@@ -147,11 +147,16 @@ fn sweep_lanes() -> Vec<usize> {
 /// The engines of a run without `--engines`: ours; the main job also every anchor compiled
 /// in (the `anchors` feature), beside ours in its main table.
 fn default_engines(kind: Kind) -> Vec<String> {
-    let mut v = vec!["sequential".to_string(), "comb".to_string()];
-    if kind == Kind::Main && cfg!(feature = "anchors") {
-        v.extend(engines::ANCHORS.iter().map(|s| s.to_string()));
-    }
-    v
+    let anchors = if kind == Kind::Main && cfg!(feature = "anchors") {
+        engines::ANCHORS
+    } else {
+        &[]
+    };
+    engines::BUILTIN
+        .iter()
+        .chain(anchors)
+        .map(|s| s.to_string())
+        .collect()
 }
 
 pub fn plan(a: &Options) -> Result<Plan, String> {
@@ -263,7 +268,7 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
                     // The anchors a default main job adds run in its table only: their length
                     // curves too took it from 264 s to 400 s on a contended Zen 3 VM. Named
                     // with --engines, they run here as well.
-                    engines: a.engines.is_none().then(|| vec!["sequential", "comb"]),
+                    engines: a.engines.is_none().then(|| engines::BUILTIN.to_vec()),
                     samples: s2,
                     calls: c2,
                 },

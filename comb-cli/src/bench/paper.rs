@@ -10,6 +10,7 @@
 //! nothing but its own options at run time.
 
 use super::buffers::Buffers;
+use super::engines;
 use super::measure::{Config, LaneSource, Measured, Sampler, Task};
 use super::spec::LaneSpec;
 use super::suite::Sweep;
@@ -94,7 +95,7 @@ pub fn sweeps(samples: usize, calls: usize) -> Vec<Sweep> {
             ops: vec![Op::Encrypt],
             dists: vec![Dist::Fixed(2048), Dist::Realistic],
             lanes: LaneSpec::List((1..=16).collect()),
-            engines: Some(vec!["sequential", "comb"]),
+            engines: Some(engines::BUILTIN.to_vec()),
             samples,
             calls,
         },
