@@ -455,6 +455,17 @@ impl<'a> IoPtrs<'a> {
         }
     }
 
+    /// The whole input block at byte offset `off` (`off + 16 <= len`, asserted): the
+    /// read-side counterpart of [`IoPtrs::write_block`].
+    #[inline]
+    pub(crate) fn read_block(&self, off: usize) -> Block {
+        assert!(off <= self.len && BLOCK <= self.len - off);
+        // SAFETY: `src` is readable for `len` bytes (invariant) and the assertion keeps
+        // `[off, off + 16)` inside. A by-value unaligned read: no reference into the buffer
+        // (in place, also the output) outlives it.
+        unsafe { self.src.add(off).cast::<Block>().read_unaligned() }
+    }
+
     /// Writes a whole block at output offset `off` (off + 16 <= out_cap).
     pub(crate) fn write_block(&self, off: usize, data: &Block) {
         assert!(!self.dst.is_null() && off <= self.out_cap && BLOCK <= self.out_cap - off);

@@ -77,15 +77,6 @@ fn mul7(x: &Block) -> Block {
     xor(&xor(&dbl(&x2), &x2), x)
 }
 
-/// The 16 input bytes at `off` (`off + 16 <= io.len`).
-pub(super) fn read_block(io: &IoPtrs<'_>, off: usize) -> Block {
-    assert!(off <= io.len && BLOCK <= io.len - off);
-    // SAFETY: by the `IoPtrs` invariant `src` is readable for `len` bytes; the assertion keeps
-    // `[off, off + 16)` inside. A by-value unaligned read: no reference into the buffer (which
-    // in place is also the output) outlives it.
-    unsafe { io.src.add(off).cast::<Block>().read_unaligned() }
-}
-
 /// ECB over `blocks` in place under one key: the engine's wide kernel.
 pub(super) fn ecb(k: Kernels, key: &AesKey, blocks: &mut [Block], decrypt: bool) {
     let n = blocks.len();
@@ -285,7 +276,7 @@ fn encrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State) {
             let mut mb = if last && partial {
                 pad10(&io.read_from(BLOCK * i), m - BLOCK * i)
             } else {
-                read_block(&io, BLOCK * i)
+                io.read_block(BLOCK * i)
             };
             let (up, down, next) = masks(&d, last && partial);
             xor_into(&mut sigma, &mb);
@@ -351,7 +342,7 @@ fn decrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State) {
         for (sc, u) in scratch[..c].iter_mut().zip(ups[..c].iter_mut()) {
             let last = i + 1 == n;
             let (up, down, next) = masks(&d, last && partial);
-            *sc = xor(&read_block(&io, BLOCK * i), &down);
+            *sc = xor(&io.read_block(BLOCK * i), &down);
             *u = up;
             if last {
                 up_last = up;

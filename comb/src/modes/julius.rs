@@ -172,26 +172,17 @@ fn push_header(h: &mut Horner<'_>, nonce: &[u8], ad: &[u8], mlen: u64) {
     }
 }
 
-/// The 16 input bytes at `off` (whole block inside the input).
-fn read_block(io: &IoPtrs<'_>, off: usize) -> Block {
-    assert!(off <= io.len && BLOCK <= io.len - off);
-    // SAFETY: by the `IoPtrs` invariant `src` is readable for `len` bytes; the assertion keeps
-    // `[off, off + 16)` inside. A by-value unaligned read: no reference into the buffer
-    // outlives it.
-    unsafe { io.src.add(off).cast::<Block>().read_unaligned() }
-}
-
 /// Block `j` (1..r) of the front-padded message `0^pres ‖ M`, as a big-endian word.
 fn msg_block(io: &IoPtrs<'_>, j: usize, pres: usize) -> u128 {
     if j == 1 {
         let first = if io.len <= BLOCK {
             io.read_from(0)
         } else {
-            read_block(io, 0)
+            io.read_block(0)
         };
         u128::from_be_bytes(first) >> (8 * pres)
     } else {
-        u128::from_be_bytes(read_block(io, BLOCK * (j - 1) - pres))
+        u128::from_be_bytes(io.read_block(BLOCK * (j - 1) - pres))
     }
 }
 
@@ -341,7 +332,7 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
             let n = (r - a).min(WINDOW);
             let io = &job.lane.io;
             for (i, b) in win[..n].iter_mut().enumerate() {
-                *b = read_block(io, BLOCK * (a + i));
+                *b = io.read_block(BLOCK * (a + i));
             }
             ecb(k, key, &mut win[..n], true);
             for (i, b) in win[..n].iter().enumerate() {

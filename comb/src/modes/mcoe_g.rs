@@ -109,16 +109,6 @@ impl Drop for McoeKeys {
     }
 }
 
-/// Whole input block `i` of `io` (`16 * (i + 1) <= io.len`).
-#[inline]
-fn read_block(io: &IoPtrs<'_>, i: usize) -> Block {
-    assert!(BLOCK * (i + 1) <= io.len);
-    // SAFETY: the 16 bytes lie inside the input, readable for `io.len` bytes (IoPtrs
-    // invariant, bound checked above); unaligned read of plain bytes, and no reference to the
-    // (possibly aliasing, in place) output exists while it runs.
-    unsafe { io.src.add(BLOCK * i).cast::<Block>().read_unaligned() }
-}
-
 /// One message's chain state across the stepper passes and the tag step.
 struct State<'a> {
     io: IoPtrs<'a>,
@@ -249,7 +239,7 @@ impl<'a> State<'a> {
         self.x = match self.kind(s) {
             Kind::Ad(j) => self.ad_block(j),
             Kind::Nonce => self.nonce,
-            Kind::Body(i) => read_block(&self.io, i),
+            Kind::Body(i) => self.io.read_block(BLOCK * i),
             Kind::Final => {
                 // The r input bytes, then (encryption) the first 16 - r bytes of τ masked
                 // with the length block, or (decryption) the first 16 - r tag bytes: C*.

@@ -132,13 +132,6 @@ fn ozp(b: &Block, n: usize) -> u128 {
     int(&pad10(b, n))
 }
 
-/// Whole block at byte offset `off` of the input (`off + 16 <= len`).
-fn read_block(io: &IoPtrs<'_>, off: usize) -> Block {
-    assert!(off <= io.len && BLOCK <= io.len - off);
-    // SAFETY: [off, off + 16) lies inside the readable input (asserted).
-    unsafe { io.src.add(off).cast::<Block>().read_unaligned() }
-}
-
 /// Where the last chunk starts and how long it is (0..=32; 0 only for an empty message).
 fn last_chunk(len: usize) -> (usize, usize) {
     if len == 0 {
@@ -238,7 +231,7 @@ impl Drop for Stage {
 fn out_odd(io: &IoPtrs<'_>, off: usize, last: usize, z: &Block) -> Block {
     debug_assert!((1..=BLOCK).contains(&last) && off + last == io.len);
     if last == BLOCK {
-        let input = read_block(io, off);
+        let input = io.read_block(off);
         io.write_block(off, &xor(&input, z));
         input
     } else {
@@ -319,7 +312,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
         let mut ta = int(&asum);
         wipe(&mut asum);
         for i in done..m {
-            let a = read_block(&ad, BLOCK * i);
+            let a = ad.read_block(BLOCK * i);
             bpool.push(k, st, int(&a) ^ q, key, j);
             q = dbl(q);
         }
@@ -353,7 +346,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
             let mut la = if last > BLOCK { l ^ dbl(l) } else { l };
             if last > BLOCK {
                 let r = last - BLOCK;
-                let (mut x, mut y) = (read_block(&io, off), io.read_from(off + BLOCK));
+                let (mut x, mut y) = (io.read_block(off), io.read_from(off + BLOCK));
                 *staged = if DEC { [pad10(&y, r), x] } else { [x, y] };
                 wipe(&mut x);
                 wipe(&mut y);
