@@ -5,7 +5,7 @@
 mod common;
 
 use comb::{AesKey, Algorithm, Error, Op};
-use common::aead::{assert_zeroed, check_genkat, check_properties};
+use common::aead::{assert_zeroed, check_genkat, check_properties, seal_everywhere};
 use common::{bytes, engines, run_jobs, unhex, Hold, JobDesc, PathKind, TagDesc};
 
 const COBRA: Algorithm = Algorithm::Aes128CobraR;
@@ -30,36 +30,10 @@ const SPEC_M: &str = concat!(
     "30C81C46A35CE411E5FBC1191A0A52EFF69F2445DF4F9B17AD2B417BE66C3710"
 );
 
-/// Encrypts on every engine and both paths, returns `C ‖ T` (checked equal everywhere) and
-/// checks that decryption (in place) gives the plaintext back.
+/// [`seal_everywhere`] under COBRA: `C ‖ T`, the same on every engine and path, and
+/// decrypted back.
 fn seal(key: &[u8], nonce: &[u8], ad: &[u8], pt: &[u8]) -> Vec<u8> {
-    let key = AesKey::new(key).expect("key");
-    let mut result: Option<Vec<u8>> = None;
-    for engine in engines(None) {
-        for path in [PathKind::One, PathKind::Batch] {
-            let d = [JobDesc::new(&key, pt, Hold::Copy, pt.len())
-                .iv(nonce)
-                .ad(ad)
-                .tag(TagDesc::Out(16))];
-            let o = run_jobs(&engine, COBRA, Op::Encrypt, path, &d);
-            let n = o.results[0].clone().expect("encrypt");
-            let mut ct = o.bufs[0][..n].to_vec();
-            ct.extend_from_slice(&o.tags[0]);
-            match &result {
-                None => result = Some(ct.clone()),
-                Some(r) => assert_eq!(r, &ct),
-            }
-            let (c, t) = ct.split_at(pt.len());
-            let d = [JobDesc::new(&key, c, Hold::InPlace, c.len())
-                .iv(nonce)
-                .ad(ad)
-                .tag(TagDesc::In(t))];
-            let o = run_jobs(&engine, COBRA, Op::Decrypt, path, &d);
-            let n = o.results[0].clone().expect("decrypt");
-            assert_eq!(&o.bufs[0][..n], pt);
-        }
-    }
-    result.expect("an engine")
+    seal_everywhere(COBRA, &AesKey::new(key).expect("key"), nonce, ad, pt)
 }
 
 /// The specification's section 9.

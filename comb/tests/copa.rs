@@ -10,7 +10,7 @@
 mod common;
 
 use comb::{AesKey, Algorithm, Error, Op};
-use common::aead::{assert_zeroed, check_properties, genkat, Genkat};
+use common::aead::{assert_zeroed, check_properties, genkat, open_both_ways, Genkat};
 use common::{bytes, engine, engines, run_jobs, Hold, JobDesc, PathKind, TagDesc, FILL};
 
 const COPA: Algorithm = Algorithm::Aes128Copa;
@@ -129,31 +129,9 @@ fn seal(key: &AesKey, nonce: &[u8], ad: &[u8], pt: &[u8]) -> (Vec<u8>, Vec<u8>) 
     (buf[..n].to_vec(), tag)
 }
 
-/// Decrypts one ciphertext on the default engine, in place and copied: both results agree.
+/// [`open_both_ways`] under COPA.
 fn open(key: &AesKey, nonce: &[u8], ad: &[u8], ct: &[u8], tag: &[u8]) -> Result<Vec<u8>, Error> {
-    let e = engine(None);
-    let mut out = None;
-    for hold in [Hold::InPlace, Hold::Copy] {
-        let d = JobDesc::new(key, ct, hold, ct.len())
-            .iv(nonce)
-            .ad(ad)
-            .tag(TagDesc::In(tag));
-        let (r, buf, _) = d.run_one(&e, COPA, Op::Decrypt);
-        let got = match r {
-            Ok(n) => Ok(buf[..n].to_vec()),
-            Err(e) => {
-                if e == Error::AuthenticationFailed {
-                    assert_zeroed(&buf, ct.len(), "open");
-                }
-                Err(e)
-            }
-        };
-        match &out {
-            None => out = Some(got),
-            Some(o) => assert_eq!(o, &got, "in place vs copied"),
-        }
-    }
-    out.unwrap()
+    open_both_ways(COPA, key, nonce, ad, ct, tag)
 }
 
 #[test]

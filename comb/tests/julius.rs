@@ -6,7 +6,7 @@
 mod common;
 
 use comb::{AesKey, Algorithm, Error, Op};
-use common::aead::{assert_zeroed, check_genkat, check_properties};
+use common::aead::{assert_zeroed, check_genkat, check_properties, open_both_ways};
 use common::{bytes, engine, run_jobs, Hold, JobDesc, PathKind, TagDesc, FILL};
 
 const JULIUS: Algorithm = Algorithm::Aes128Julius;
@@ -39,32 +39,9 @@ fn seal(key: &AesKey, nonce: &[u8], ad: &[u8], pt: &[u8]) -> Vec<u8> {
     buf[..n].to_vec()
 }
 
-/// Decrypts one ciphertext on the default engine, in place and copied: both results agree;
-/// a failure leaves the output zeroed.
+/// [`open_both_ways`] under Julius (no detached tag).
 fn open(key: &AesKey, nonce: &[u8], ad: &[u8], ct: &[u8]) -> Result<Vec<u8>, Error> {
-    let e = engine(None);
-    let mut out = None;
-    for hold in [Hold::InPlace, Hold::Copy] {
-        let d = JobDesc::new(key, ct, hold, ct.len())
-            .iv(nonce)
-            .ad(ad)
-            .tag(TagDesc::None);
-        let (r, buf, _) = d.run_one(&e, JULIUS, Op::Decrypt);
-        let got = match r {
-            Ok(n) => Ok(buf[..n].to_vec()),
-            Err(e) => {
-                if e == Error::AuthenticationFailed {
-                    assert_zeroed(&buf, ct.len(), "open");
-                }
-                Err(e)
-            }
-        };
-        match &out {
-            None => out = Some(got),
-            Some(o) => assert_eq!(o, &got, "in place vs copied"),
-        }
-    }
-    out.unwrap()
+    open_both_ways(JULIUS, key, nonce, ad, ct, &[])
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! forgery rejected with the output zeroed and the rest of the batch intact) on random
 //! batches of mixed keys, nonces, AD and lengths at several lane counts.
 
-use super::{bytes, engines, run_jobs, unhex, Hold, JobDesc, PathKind, TagDesc, FILL};
+use super::{bytes, engine, engines, run_jobs, unhex, Hold, JobDesc, PathKind, TagDesc, FILL};
 use comb::{AesKey, Algorithm, Error, Op};
 
 /// One genkat record: `CT` is ciphertext ‖ tag as `crypto_aead_encrypt` makes it.
@@ -169,6 +169,81 @@ pub fn assert_zeroed(buf: &[u8], len: usize, what: &str) {
         buf[..n].iter().all(|&b| b == 0) || buf[..n].iter().all(|&b| b == FILL),
         "{what}: output not zeroed after a failed authentication"
     );
+}
+
+/// Encrypts one message under `alg` (a detached tag of its default length) on every engine
+/// and on both paths (`process_one` and a batch of one), checks that all give the same
+/// `C ‖ T` and that decrypting it in place gives `pt` back; returns `C ‖ T`.
+pub fn seal_everywhere(
+    alg: Algorithm,
+    key: &AesKey,
+    nonce: &[u8],
+    ad: &[u8],
+    pt: &[u8],
+) -> Vec<u8> {
+    let room = alg.output_len(Op::Encrypt, pt.len());
+    let mut result: Option<Vec<u8>> = None;
+    for engine in engines(None) {
+        for path in [PathKind::One, PathKind::Batch] {
+            let d = [JobDesc::new(key, pt, Hold::Copy, room)
+                .iv(nonce)
+                .ad(ad)
+                .tag(tag_desc(alg, Op::Encrypt, &[]))];
+            let o = run_jobs(&engine, alg, Op::Encrypt, path, &d);
+            let n = o.results[0].clone().expect("encrypt");
+            let mut ct = o.bufs[0][..n].to_vec();
+            ct.extend_from_slice(&o.tags[0]);
+            match &result {
+                None => result = Some(ct.clone()),
+                Some(r) => assert_eq!(r, &ct),
+            }
+            let (c, t) = ct.split_at(n);
+            let d = [JobDesc::new(key, c, Hold::InPlace, c.len())
+                .iv(nonce)
+                .ad(ad)
+                .tag(tag_desc(alg, Op::Decrypt, t))];
+            let o = run_jobs(&engine, alg, Op::Decrypt, path, &d);
+            let n = o.results[0].clone().expect("decrypt");
+            assert_eq!(&o.bufs[0][..n], pt);
+        }
+    }
+    result.expect("an engine")
+}
+
+/// Decrypts one ciphertext under `alg` on the default engine, in place and copied: both
+/// results agree, and a failed authentication leaves the output zeroed. `tag` is the
+/// detached tag (ignored for an algorithm without one).
+pub fn open_both_ways(
+    alg: Algorithm,
+    key: &AesKey,
+    nonce: &[u8],
+    ad: &[u8],
+    ct: &[u8],
+    tag: &[u8],
+) -> Result<Vec<u8>, Error> {
+    let e = engine(None);
+    let mut out = None;
+    for hold in [Hold::InPlace, Hold::Copy] {
+        let d = JobDesc::new(key, ct, hold, ct.len())
+            .iv(nonce)
+            .ad(ad)
+            .tag(tag_desc(alg, Op::Decrypt, tag));
+        let (r, buf, _) = d.run_one(&e, alg, Op::Decrypt);
+        let got = match r {
+            Ok(n) => Ok(buf[..n].to_vec()),
+            Err(e) => {
+                if e == Error::AuthenticationFailed {
+                    assert_zeroed(&buf, ct.len(), "open");
+                }
+                Err(e)
+            }
+        };
+        match &out {
+            None => out = Some(got),
+            Some(o) => assert_eq!(o, &got, "in place vs copied"),
+        }
+    }
+    out.expect("two holds")
 }
 
 fn hex(b: &[u8]) -> String {
