@@ -11,7 +11,7 @@ pub(crate) mod vaes;
 
 pub(crate) use lanes::{ChainLane, ChainRule, Lanes, Parallel};
 
-use crate::block::{Block, IoPtrs};
+use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::{Backend, NiToken, VaesToken};
 use crate::gf128::GhashKey;
 use crate::Error;
@@ -332,6 +332,24 @@ impl Kernels {
         }
         vaes::gcm_encrypt(t, wide, key, io, ctr, ad.len(), s);
         true
+    }
+
+    /// ECB (`decrypt`: the inverse cipher) over `blocks` in place under one key, on the
+    /// backend's wide kernel: the scratch windows of COPA, Julius and COBRA-R.
+    pub(crate) fn ecb_in_place(self, key: &AesKey, blocks: &mut [Block], decrypt: bool) {
+        let n = blocks.len();
+        if n == 0 {
+            return;
+        }
+        let mode = if decrypt {
+            Parallel::EcbDecrypt
+        } else {
+            Parallel::EcbEncrypt
+        };
+        let io = IoPtrs::in_place(blocks.as_flattened_mut(), n * BLOCK);
+        // ECB hands back its last input block; a copy of secret data, wiped.
+        let mut last = self.parallel(mode, key, &io, n, &[0; BLOCK]);
+        crate::block::wipe(&mut last);
     }
 
     /// Independent blocks under per-block keys: the batched initialisation/finalisation

@@ -61,7 +61,7 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use crate::aes::{AesKey, Derived, Kernels, Parallel};
+use crate::aes::{AesKey, Derived, Kernels};
 use crate::block::{dbl, load_short, store_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::gf128::{tpl, GhashKey};
 use crate::modes::otr;
@@ -155,17 +155,6 @@ impl Drop for CobraKeys {
     }
 }
 
-/// `E` on every block of `blocks` under `key`, through the wide ECB kernel.
-fn ecb(k: Kernels, key: &AesKey, blocks: &mut [Block]) {
-    let n = blocks.len();
-    if n == 0 {
-        return;
-    }
-    let bytes = blocks.as_flattened_mut();
-    let io = IoPtrs::in_place(bytes, n * BLOCK);
-    k.parallel(Parallel::EcbEncrypt, key, &io, n, &[0; BLOCK]);
-}
-
 /// The AD hash's state `v` before its final call `𝒜 = E(v)` (spec §5): every AD block but
 /// the last encrypted under its mask (windows of wide ECB calls), the last one (whole, or
 /// 10*-padded, also when the AD is empty) xored in with `3δ` or `3·3δ`.
@@ -184,7 +173,7 @@ fn ad_state(k: Kernels, key: &AesKey, d: &CobraKeys, ad: &[u8]) -> Block {
             *b = xor(&a, &delta);
             delta = dbl(&delta);
         }
-        ecb(k, key, &mut buf[..n]);
+        k.ecb_in_place(key, &mut buf[..n], false);
         for b in &buf[..n] {
             v = xor(&v, b);
         }

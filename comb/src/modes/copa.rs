@@ -32,10 +32,8 @@
 //! byte other than 0 or 1, or bad 10* padding (all folded into one constant-time decision)
 //! every output byte is zeroed and the job fails with `AuthenticationFailed`.
 
-use crate::aes::{AesKey, Derived, Kernels, Parallel};
-use crate::block::{
-    dbl, pad10, store_short, tag_matches, wipe, xor, xor_into, Block, IoPtrs, BLOCK,
-};
+use crate::aes::{AesKey, Derived, Kernels};
+use crate::block::{dbl, pad10, store_short, tag_matches, wipe, xor, xor_into, Block, BLOCK};
 use crate::gf128::tpl;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
@@ -75,22 +73,6 @@ impl Drop for CopaKey {
 fn mul7(x: &Block) -> Block {
     let x2 = dbl(x);
     xor(&xor(&dbl(&x2), &x2), x)
-}
-
-/// ECB over `blocks` in place under one key: the engine's wide kernel.
-pub(super) fn ecb(k: Kernels, key: &AesKey, blocks: &mut [Block], decrypt: bool) {
-    let n = blocks.len();
-    if n == 0 {
-        return;
-    }
-    let mode = if decrypt {
-        Parallel::EcbDecrypt
-    } else {
-        Parallel::EcbEncrypt
-    };
-    let io = IoPtrs::in_place(blocks.as_flattened_mut(), n * BLOCK);
-    let mut last = k.parallel(mode, key, &io, n, &[0; BLOCK]);
-    wipe(&mut last);
 }
 
 /// Block `i` of `AD || nonce` (`len` bytes in all) and how many of its bytes exist.
@@ -217,7 +199,7 @@ fn header_sum(k: Kernels, job: &Prepared<'_>) -> Block {
             delta = dbl(&delta);
             i += 1;
         }
-        ecb(k, key, &mut scratch[..c], false);
+        k.ecb_in_place(key, &mut scratch[..c], false);
         for s in &scratch[..c] {
             xor_into(&mut sum, s);
         }
@@ -290,12 +272,12 @@ fn encrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State) {
             wipe(&mut mb);
             i += 1;
         }
-        ecb(k, key, &mut scratch[..c], false);
+        k.ecb_in_place(key, &mut scratch[..c], false);
         for sc in scratch[..c].iter_mut() {
             xor_into(&mut y, sc);
             *sc = y;
         }
-        ecb(k, key, &mut scratch[..c], false);
+        k.ecb_in_place(key, &mut scratch[..c], false);
         let base = i - c;
         for (j, (sc, dn)) in scratch[..c].iter().zip(downs[..c].iter()).enumerate() {
             io.write_block(BLOCK * (base + j), &xor(sc, dn));
@@ -351,13 +333,13 @@ fn decrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State) {
             d = next;
             i += 1;
         }
-        ecb(k, key, &mut scratch[..c], true);
+        k.ecb_in_place(key, &mut scratch[..c], true);
         for sc in scratch[..c].iter_mut() {
             let yi = *sc;
             *sc = xor(&yi, &y);
             y = yi;
         }
-        ecb(k, key, &mut scratch[..c], true);
+        k.ecb_in_place(key, &mut scratch[..c], true);
         let base = i - c;
         for (j, (sc, u)) in scratch[..c].iter().zip(ups[..c].iter()).enumerate() {
             let mut mb = xor(sc, u);

@@ -24,7 +24,7 @@
 //! jobs is one `Kernels::encrypt_many` call; pass 2 masks into a scratch buffer and runs the
 //! engine's wide ECB kernel (`Kernels::parallel`). The single path is the same code, one job.
 
-use crate::aes::{AesKey, Derived, Kernels, Parallel};
+use crate::aes::{AesKey, Derived, Kernels};
 use crate::block::{load_short, wipe, Block, IoPtrs, BLOCK};
 use crate::gf128::{gf_mul, Aggregation, GhashKey};
 use crate::modes::{set_ok, Prepared};
@@ -186,22 +186,6 @@ fn msg_block(io: &IoPtrs<'_>, j: usize, pres: usize) -> u128 {
     }
 }
 
-/// ECB over `blocks` in place under one key: the engine's wide kernel.
-fn ecb(k: Kernels, key: &AesKey, blocks: &mut [Block], decrypt: bool) {
-    let n = blocks.len();
-    if n == 0 {
-        return;
-    }
-    let mode = if decrypt {
-        Parallel::EcbDecrypt
-    } else {
-        Parallel::EcbEncrypt
-    };
-    let io = IoPtrs::in_place(blocks.as_flattened_mut(), n * BLOCK);
-    let mut last = k.parallel(mode, key, &io, n, &[0; BLOCK]);
-    wipe(&mut last);
-}
-
 /// The masks of blocks `1..r` in order, given `μ` (see the module notes).
 struct Masks<'k> {
     jk: &'k JuliusKey,
@@ -301,7 +285,7 @@ fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
             *b = (msg_block(io, j, pres) ^ masks.next_mask()).to_be_bytes();
         }
         drop(masks);
-        ecb(k, key, s, false);
+        k.ecb_in_place(key, s, false);
         for (j, b) in s.iter().enumerate() {
             io.write_block(BLOCK * j, b);
         }
@@ -334,7 +318,7 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
             for (i, b) in win[..n].iter_mut().enumerate() {
                 *b = io.read_block(BLOCK * (a + i));
             }
-            ecb(k, key, &mut win[..n], true);
+            k.ecb_in_place(key, &mut win[..n], true);
             for (i, b) in win[..n].iter().enumerate() {
                 let j = a + i;
                 if j == 0 {
