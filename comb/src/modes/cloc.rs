@@ -188,17 +188,32 @@ impl Scheme for Cloc {
 
 /// `G^k` on the four 32-bit words of `b`: `(a, b, c, d) -> (b, c, d, a ^ b)` per round.
 ///
-/// On the block as one little-endian 128-bit integer, word `i` in bits `32i..32i + 32`: a
-/// round is a shift down by a word and the new top word `a ^ b`. (Word by word through
-/// memory it stored 4-byte pieces that the next cipher call's 16-byte load could not
-/// forward: a stall per call, several per message.)
+/// On the block as one little-endian 128-bit integer `x`, word `i` in bits `32i..32i + 32`.
+/// `G` is linear, so each power CLOC uses is a fixed xor of shifted copies of `x`; with `t =
+/// x ^ (x >> 32)` = `(a^b, b^c, c^d, d)`:
+/// * `G   = (b, c, d, a^b)`             = `x >> 32`, top word `a^b`;
+/// * `G^2 = (c, d, a^b, b^c)`           = `(x >> 64) ^ (t << 64)`;
+/// * `G^4 = (a^b, b^c, c^d, d^a^b)`     = `t ^ (t << 96)`;
+/// * `G^8 = (a^c, b^d, a^b^c, b^c^d)`   = `x ^ (x >> 64) ^ (t << 64)`.
+///
+/// A few shifts and xors instead of `k` dependent rounds (eight for `f1`, which CLOC applies
+/// twice per message). Other powers run the rounds. (Word by word through memory it stored
+/// 4-byte pieces that the next cipher call's 16-byte load could not forward: a stall per
+/// call, several per message.)
 pub(crate) fn g_pow(b: &Block, k: u32) -> Block {
-    let mut s = u128::from_le_bytes(*b);
-    for _ in 0..k {
-        let ab = (s ^ (s >> 32)) as u32;
-        s = (s >> 32) | (u128::from(ab) << 96);
-    }
-    s.to_le_bytes()
+    let x = u128::from_le_bytes(*b);
+    let t = x ^ (x >> 32);
+    let y = match k {
+        1 => (x >> 32) | (u128::from(t as u32) << 96),
+        2 => (x >> 64) ^ (t << 64),
+        4 => t ^ (t << 96),
+        8 => x ^ (x >> 64) ^ (t << 64),
+        _ => (0..k).fold(x, |s, _| {
+            let ab = (s ^ (s >> 32)) as u32;
+            (s >> 32) | (u128::from(ab) << 96)
+        }),
+    };
+    y.to_le_bytes()
 }
 
 /// CLOC's (and SILC's) encryption chain for [`run_chain`]: CFB with `fix1`, `C_i = M_i ^
@@ -232,22 +247,6 @@ impl ChainRule for ClocDecrypt {
 #[inline(always)]
 fn fix1(c: Block) -> Block {
     (u128::from_le_bytes(c) | 0x80).to_le_bytes()
-}
-
-/// The whole input block at `off` (`off + 16 <= io.len`, asserted), as one 16-byte load: a
-/// read-only view of exactly that block (its 16 bytes lie inside the input, so the view keeps
-/// the `IoPtrs` invariant) makes every length in `read_from` the constant 16, so its branches
-/// and shift fold away. (Shortening the view to end at the block was not enough: in loops the
-/// optimiser lost the relation between the two bounds and kept a variable 128-bit shift.)
-#[inline(always)]
-fn block_at<'a>(io: &IoPtrs<'a>, off: usize) -> Block {
-    assert!(off <= io.len && io.len - off >= BLOCK);
-    let mut view: IoPtrs<'a> = *io;
-    view.src = io.src.wrapping_add(off);
-    view.len = BLOCK;
-    view.dst = core::ptr::null_mut();
-    view.out_cap = 0;
-    view.read_from(0)
 }
 
 /// One message's state through all phases.
@@ -354,7 +353,7 @@ impl<'k> StepLane<'k> for EncPhase<'_, 'k> {
             *mac = l.ts;
         } else {
             let off = BLOCK * (step - 1);
-            let c = xor(&l.es, &block_at(&l.io, off));
+            let c = xor(&l.es, &l.io.read_block(off));
             l.io.write_block(off, &c);
             *ks = fix1(c);
             *mac = xor(&l.ts, &c);
@@ -670,4 +669,36 @@ pub(crate) fn run(
     path: Path,
 ) {
     run_scheme::<Cloc>(k, jobs, results, op, path);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::test_bytes as bytes;
+
+    /// `G` once, literally as the specification defines it on four 32-bit words.
+    fn g_words(b: &Block) -> Block {
+        let w: [u32; 4] =
+            core::array::from_fn(|i| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()));
+        let g = [w[1], w[2], w[3], w[0] ^ w[1]];
+        let mut out = [0u8; BLOCK];
+        for (i, x) in g.iter().enumerate() {
+            out[4 * i..4 * i + 4].copy_from_slice(&x.to_le_bytes());
+        }
+        out
+    }
+
+    /// Every power, the closed forms (1, 2, 4, 8) and the rounds alike, is that many
+    /// applications of the word-wise `G`.
+    #[test]
+    fn g_pow_is_repeated_g() {
+        for seed in 0..20 {
+            let b: Block = bytes(seed, BLOCK).try_into().unwrap();
+            let mut want = b;
+            for k in 0..=9 {
+                assert_eq!(g_pow(&b, k), want, "G^{k}, seed {seed}");
+                want = g_words(&want);
+            }
+        }
+    }
 }
