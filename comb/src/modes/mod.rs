@@ -184,9 +184,10 @@ pub(crate) fn keystream_tails<'a, L: HasLane<'a>>(
     members: impl IntoIterator<Item = usize>,
 ) {
     let mut tails = [0usize; PER_CALL];
-    let mut n = 0;
-    let mut members = members.into_iter().peekable();
-    while members.peek().is_some() {
+    let mut members = members.into_iter();
+    // Up to PER_CALL tails per pass; a pass that finds none has used up `members`.
+    loop {
+        let mut n = 0;
         for i in members.by_ref() {
             if !items[i].lane().io.len.is_multiple_of(BLOCK) {
                 tails[n] = i;
@@ -196,11 +197,13 @@ pub(crate) fn keystream_tails<'a, L: HasLane<'a>>(
                 }
             }
         }
+        if n == 0 {
+            return;
+        }
         let chain = |item: &L| item.lane().chain;
         encrypt_per_job(k, items, &tails[..n], chain, |item, ks| {
             item.lane().io.xor_tail(ks);
         });
-        n = 0;
     }
 }
 
