@@ -288,11 +288,11 @@ impl<'a> IoPtrs<'a> {
 
     /// The input bytes `[off, len)` (at most 16) at the start of a zero-padded block.
     ///
-    /// With AVX-512BW/VL, one byte-masked load of exactly those bytes. Otherwise a message
-    /// of 16 bytes or more is read as its last 16 bytes, one unaligned load, and shifted.
-    /// Neither is a variable-length copy (a `memcpy` call per message cost ~20 cycles, a
-    /// quarter of a short packet's budget). The masked load matters in place: the window
-    /// starts in the last whole block, which the kernel has just stored, and a load partly
+    /// With AVX-512BW/VL, one byte-masked load of exactly those bytes; otherwise at most two
+    /// overlapping word loads of them ([`load_short`]). Neither is a variable-length copy (a
+    /// `memcpy` call per message cost ~20 cycles, a quarter of a short packet's budget), and
+    /// neither reads a byte outside the range: a 16-byte window ending at `len` would start
+    /// in the last whole block, which in place the kernel has just stored, and a load partly
     /// over a pending store is not forwarded but waits for the store to commit.
     // Inlined for the same reason as `xor_tail`.
     #[inline]
@@ -315,25 +315,8 @@ impl<'a> IoPtrs<'a> {
     #[inline]
     fn read_from_window(&self, off: usize) -> Block {
         debug_assert!(off < self.len && self.len - off <= BLOCK);
-        let n = self.len - off;
-        if self.len >= BLOCK {
-            // SAFETY: [len - 16, len) lies inside the readable input.
-            let w = u128::from_le_bytes(unsafe {
-                self.src
-                    .add(self.len - BLOCK)
-                    .cast::<Block>()
-                    .read_unaligned()
-            });
-            // Little-endian: byte k of the window is bits 8k..8k+8; its last n bytes move to
-            // the front.
-            (w >> (8 * (BLOCK - n))).to_le_bytes()
-        } else {
-            let mut b = [0u8; BLOCK];
-            // SAFETY: [off, off + n) = [off, len) lies inside the readable input.
-            let s = unsafe { core::slice::from_raw_parts(self.src.add(off), n) };
-            b[..n].copy_from_slice(s);
-            b
-        }
+        // SAFETY: [off, len) lies inside the readable input; the slice ends with this read.
+        load_short(unsafe { core::slice::from_raw_parts(self.src.add(off), self.len - off) })
     }
 
     /// Output bytes of the partial last block: for `n = len % 16 > 0`, output
@@ -342,10 +325,8 @@ impl<'a> IoPtrs<'a> {
     /// [`IoPtrs::read_from`] would before the write: modes that also need them (a checksum
     /// over the plaintext, a MAC over the ciphertext) get them from the same load.
     ///
-    /// With 16 bytes or more, the last 16 bytes of the output are read, the tail merged in and
-    /// the 16 bytes written back: the head of that window is the previous block's output,
-    /// already written and rewritten unchanged (in place, the same memory holds output head
-    /// and input tail, and the merge keeps exactly those).
+    /// Only those `n` bytes are read and written: with AVX-512BW/VL by byte-masked accesses,
+    /// otherwise as at most two overlapping words each.
     // Inlined into each mode's tail code: left to the partition of the crate into codegen
     // units, it became a call after unrelated changes (CTR 0.248 -> 0.261 TSC cycles/byte).
     #[inline]
@@ -373,50 +354,29 @@ impl<'a> IoPtrs<'a> {
         self.xor_tail_window(ks, n)
     }
 
-    /// [`IoPtrs::xor_tail`] without AVX-512 (`n = len % 16`, non-zero; output checked).
+    /// [`IoPtrs::xor_tail`] without AVX-512 (`n = len % 16`, non-zero; output checked): the
+    /// `n` tail bytes read and written as at most two overlapping words each
+    /// ([`load_short`], [`store_short`]), touching no other byte. (A 16-byte window ending at
+    /// `len` starts in the block the kernel has just stored; its load cannot be forwarded
+    /// from that pending store and waits for it to commit.)
     #[inline]
     fn xor_tail_window(&self, ks: &Block, n: usize) -> Block {
         debug_assert!(n == self.len % BLOCK && n > 0 && !self.dst.is_null());
-        if self.len >= BLOCK {
-            let at = self.len - BLOCK;
-            // SAFETY: [at, at + 16) lies inside the readable input and the writable (and,
-            // being the caller's initialised buffer, readable) output, as len <= out_cap.
-            let (input, old) = unsafe {
-                (
-                    u128::from_le_bytes(self.src.add(at).cast::<Block>().read_unaligned()),
-                    u128::from_le_bytes(self.dst.add(at).cast::<Block>().read_unaligned()),
-                )
-            };
-            let shift = 8 * (BLOCK - n) as u32;
-            let tail = u128::MAX << shift;
-            let merged = (old & !tail) | ((input ^ (u128::from_le_bytes(*ks) << shift)) & tail);
-            // SAFETY: as above, the 16 bytes are inside the output.
-            unsafe {
-                self.dst
-                    .add(at)
-                    .cast::<Block>()
-                    .write_unaligned(merged.to_le_bytes())
-            };
-            (input >> shift).to_le_bytes()
-        } else {
-            let input = self.read_from(0);
-            let mut b = input;
-            for (x, k) in b.iter_mut().zip(ks).take(n) {
-                *x ^= k;
-            }
-            // SAFETY: [0, n) = [0, len) lies inside the output (len <= out_cap); `b` is a
-            // local copy, so it does not overlap it.
-            unsafe { core::ptr::copy_nonoverlapping(b.as_ptr(), self.dst, n) };
-            input
-        }
+        let at = self.len - n;
+        // SAFETY: [at, len) lies inside the readable input; the slice ends with this read,
+        // before the output (in place, the same bytes) is written.
+        let input = load_short(unsafe { core::slice::from_raw_parts(self.src.add(at), n) });
+        // SAFETY: [at, len) lies inside the writable output (len <= out_cap), and no other
+        // reference to it is live.
+        let out = unsafe { core::slice::from_raw_parts_mut(self.dst.add(at), n) };
+        store_short(out, &xor(&input, ks));
+        input
     }
 
     /// Writes `data[..len - off]` to output `[off, len)` (`len - 16 <= off <= len`): the
     /// write-side counterpart of [`IoPtrs::read_from`]. With AVX-512BW/VL one byte-masked
-    /// store of exactly those bytes; otherwise, with 16 bytes or more, the output's last 16
-    /// bytes are read, the tail merged in and the 16 bytes written back, as in
-    /// [`IoPtrs::xor_tail`] (the head of that window is output already written, rewritten
-    /// unchanged): no variable-length copy.
+    /// store of exactly those bytes; otherwise at most two overlapping word stores of them:
+    /// no variable-length copy.
     #[inline]
     pub(crate) fn write_tail(&self, off: usize, data: &Block) {
         assert!(off <= self.len && self.len - off <= BLOCK);
@@ -435,24 +395,17 @@ impl<'a> IoPtrs<'a> {
         self.write_tail_window(off, data);
     }
 
-    /// [`IoPtrs::write_tail`] without AVX-512 (`off < len`, output checked).
+    /// [`IoPtrs::write_tail`] without AVX-512 (`off < len`, output checked): the `n` bytes
+    /// written as at most two overlapping words ([`store_short`]), no other byte touched
+    /// (see [`IoPtrs::xor_tail_window`]).
     #[inline]
     fn write_tail_window(&self, off: usize, data: &Block) {
         debug_assert!(off < self.len && self.len - off <= BLOCK && !self.dst.is_null());
         let n = self.len - off;
-        if self.len >= BLOCK {
-            let at = self.len - BLOCK;
-            // SAFETY: [at, at + 16) lies inside the writable (and, being the caller's
-            // initialised buffer, readable) output, as len <= out_cap.
-            let old = unsafe { self.dst.add(at).cast::<Block>().read_unaligned() };
-            let merged = merge(&old, &shift_to_back(data, BLOCK - n), BLOCK - n);
-            // SAFETY: as above.
-            unsafe { self.dst.add(at).cast::<Block>().write_unaligned(merged) };
-        } else {
-            // SAFETY: [off, off + n) = [off, len) lies inside the output (len <= out_cap);
-            // `data` is a separate block, so it does not overlap it.
-            unsafe { core::ptr::copy_nonoverlapping(data.as_ptr(), self.dst.add(off), n) };
-        }
+        // SAFETY: [off, len) lies inside the writable output (len <= out_cap), and no other
+        // reference to it is live; `data` is a separate block.
+        let out = unsafe { core::slice::from_raw_parts_mut(self.dst.add(off), n) };
+        store_short(out, data);
     }
 
     /// The whole input block at byte offset `off` (`off + 16 <= len`, asserted): the
@@ -548,9 +501,9 @@ unsafe fn store_masked(p: *mut u8, n: usize, data: &Block) {
 
 /// `dst[..n] = src[..n] ^ ks[..n]` (`n` < 16) with a byte-masked load and store: only those
 /// `n` bytes are read and written; returns `src[..n]` in the low bytes of a zero register.
-/// The window of [`IoPtrs::xor_tail`]'s other path starts in the output the kernel has just
-/// stored, and a 16-byte load partly over a pending store cannot be forwarded: it waits for
-/// the store to commit (about a tenth of CTR's samples).
+/// (A 16-byte window ending at the message's end would start in the output the kernel has
+/// just stored, and a load partly over a pending store cannot be forwarded: it waits for the
+/// store to commit, about a tenth of CTR's samples.)
 ///
 /// # Safety
 /// AVX-512BW and AVX-512VL; `src` readable and `dst` writable for `n` bytes (the same memory
