@@ -246,6 +246,62 @@ pub fn open_both_ways(
     out.expect("two holds")
 }
 
+/// Decrypts `sealed` (each `C ‖ T` with a 16-byte tag, of `pts[i]` under `key`, `nonce`,
+/// `ad`) as one batch on every engine and every path, after forging some jobs: every odd job
+/// has byte `7i` of `C ‖ T` flipped (the tag included, for short messages), job 4 gets other
+/// AD and job 6 another nonce. Each forged job fails with its output zeroed; the others give
+/// their plaintexts back.
+pub fn check_forgeries(
+    alg: Algorithm,
+    key: &AesKey,
+    nonce: &[u8],
+    ad: &[u8],
+    pts: &[Vec<u8>],
+    sealed: &[Vec<u8>],
+) {
+    assert!(sealed.len() > 6, "jobs 4 and 6 are forged too");
+    let forged: Vec<Vec<u8>> = sealed
+        .iter()
+        .enumerate()
+        .map(|(i, ct)| {
+            let mut c = ct.clone();
+            if i % 2 == 1 {
+                let at = (7 * i) % c.len();
+                c[at] ^= 0x01;
+            }
+            c
+        })
+        .collect();
+    let wrong_ad: Vec<u8> = ad.iter().map(|b| b ^ 0x5a).chain([0x01]).collect();
+    let mut other_nonce = nonce.to_vec();
+    other_nonce[0] ^= 0x80;
+    for engine in engines(None) {
+        for path in [PathKind::One, PathKind::Batch, PathKind::Sequential] {
+            let descs: Vec<JobDesc<'_>> = forged
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let (c, t) = c.split_at(c.len() - 16);
+                    JobDesc::new(key, c, Hold::alternating(i, Op::Decrypt), c.len())
+                        .iv(if i == 6 { &other_nonce } else { nonce })
+                        .ad(if i == 4 { &wrong_ad } else { ad })
+                        .tag(TagDesc::In(t))
+                })
+                .collect();
+            let o = run_jobs(&engine, alg, Op::Decrypt, path, &descs);
+            for (i, pt) in pts.iter().enumerate() {
+                if i % 2 == 1 || i == 4 || i == 6 {
+                    assert_eq!(o.results[i], Err(Error::AuthenticationFailed), "job {i}");
+                    assert_zeroed(&o.bufs[i], pt.len(), alg.id());
+                } else {
+                    let n = o.results[i].clone().expect("intact job");
+                    assert_eq!(o.bufs[i][..n], pt[..], "job {i}");
+                }
+            }
+        }
+    }
+}
+
 fn hex(b: &[u8]) -> String {
     b.iter().map(|x| format!("{x:02x}")).collect()
 }
