@@ -44,9 +44,11 @@ pub const QUICK_SWEEP_CALLS: usize = 24;
 /// The main job's secondary phases (lane sweep, length curves, heat maps), which are read as
 /// shapes and for the best lane count: fewer samples than the main table, so that the main
 /// job over twenty algorithms stays near 3 minutes (at 91 x 200 throughout it took 6 min 16 s
-/// on a quiet Zen 4 VM, 90% of it in these phases).
-pub const SWEEP_SAMPLES: usize = 41;
-pub const SWEEP_CALLS: usize = 100;
+/// on a quiet Zen 4 VM, 90% of it in these phases). At 41 x 100 they still took 240 of the
+/// 400 s of a main job with the anchors on the contended Zen 3 VM (its table, at 91 x 200,
+/// the other 160); 25 x 60 takes them to about 40% of that.
+pub const SWEEP_SAMPLES: usize = 25;
+pub const SWEEP_CALLS: usize = 60;
 /// Untimed calls before each sample.
 pub const WARMUP: usize = 10;
 /// Messages per call.
