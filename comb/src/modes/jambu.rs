@@ -719,9 +719,15 @@ mod kernels {
             for c in calls(n, max) {
                 let part = &mut self.lanes[at..at + c];
                 at += c;
-                match ymm {
-                    Some(t) if c > 1 => window_ymm::<K>(t, part, shared, start, count),
-                    _ => window_xmm::<K>(k.ni(), part, shared, start, count),
+                // SAFETY: `part` is a run of the first `n` lanes, each of which has blocks
+                // `start..end` in its buffers (asserted above, with `new`'s checks) and an
+                // AES-128 key; `shared` holds for all the lanes, so for these; `c` is within
+                // the kernel's lane range (`calls` with `max`, ymm only for c > 1).
+                unsafe {
+                    match ymm {
+                        Some(t) if c > 1 => window_ymm::<K>(t, part, shared, start, count),
+                        _ => window_xmm::<K>(k.ni(), part, shared, start, count),
+                    }
                 }
             }
         }
@@ -735,7 +741,11 @@ mod kernels {
 
     /// `lanes` (1..=MAX_XMM of a [`Run`]'s checked window) advance `count` blocks from
     /// `start` on xmm.
-    fn window_xmm<const K: Kind>(
+    ///
+    /// # Safety
+    /// Every lane has blocks `start..start + count` of kind `K` in its input and (writing
+    /// kinds) its non-null output, and an AES-128 key; with `shared`, lane 0's.
+    unsafe fn window_xmm<const K: Kind>(
         _t: NiToken,
         lanes: &mut [Lane<'_>],
         shared: bool,
@@ -749,8 +759,8 @@ mod kernels {
                         let Ok(a) = <&mut [Lane<'_>; $n]>::try_from(lanes) else {
                             unreachable!("exactly N lanes")
                         };
-                        // SAFETY: the token proves AES-NI, SSE2 and SSSE3; `Run` checked the
-                        // block range and the key size, and `shared` on these lanes.
+                        // SAFETY: the token proves AES-NI, SSE2 and SSSE3; the block range,
+                        // the key size and `shared` are the caller's guarantees.
                         unsafe {
                             if shared {
                                 frames_xmm::<$n, true, K>(a, start, count)
@@ -768,7 +778,10 @@ mod kernels {
 
     /// `lanes` (2..=MAX_YMM of a [`Run`]'s checked window) advance `count` blocks from
     /// `start`, two per ymm register.
-    fn window_ymm<const K: Kind>(
+    ///
+    /// # Safety
+    /// As [`window_xmm`].
+    unsafe fn window_ymm<const K: Kind>(
         _t: VaesToken,
         lanes: &mut [Lane<'_>],
         shared: bool,
@@ -776,8 +789,8 @@ mod kernels {
         count: usize,
     ) {
         // SAFETY: the token proves VAES, AVX2 and the xmm instructions; `dispatch_pairs!`
-        // picks the kernel for exactly this lane count (2..=MAX_YMM); `Run` checked the
-        // block range and the key size, and `shared` on these lanes.
+        // picks the kernel for exactly this lane count (2..=MAX_YMM); the block range, the
+        // key size and `shared` are the caller's guarantees.
         unsafe { dispatch_pairs!(lanes.len(), shared, frames_ymm::<K>(lanes, start, count)) }
     }
 
