@@ -1509,7 +1509,7 @@ mod tests {
 
     /// `f` applied to the masks `v` (low lane) and `w` (high lane) as blocks, against the
     /// u128 model `model` on both, for 300 pairs of values from `v0` (top bits set and clear).
-    /// `f` (which runs an AVX2 kernel: callers check AVX2) against `model` on both lanes.
+    /// `f` runs an AVX2 kernel: the callers check AVX2.
     fn check_both_lanes(f: impl Fn(__m256i) -> __m256i, model: impl Fn(u128) -> u128, v0: u128) {
         let mut v = v0;
         for i in 0..300u32 {
