@@ -308,12 +308,12 @@ impl<'a> IoPtrs<'a> {
             // inside the readable input and the masked load touches only those n bytes.
             return unsafe { load_masked(self.src.add(off), n) };
         }
-        self.read_from_window(off)
+        self.read_from_words(off)
     }
 
     /// [`IoPtrs::read_from`] without AVX-512 (`off < len`, `len - off <= 16`, checked).
     #[inline]
-    fn read_from_window(&self, off: usize) -> Block {
+    fn read_from_words(&self, off: usize) -> Block {
         debug_assert!(off < self.len && self.len - off <= BLOCK);
         // SAFETY: [off, len) lies inside the readable input; the slice ends with this read.
         load_short(unsafe { core::slice::from_raw_parts(self.src.add(off), self.len - off) })
@@ -351,7 +351,7 @@ impl<'a> IoPtrs<'a> {
             }
             return input;
         }
-        self.xor_tail_window(ks, n)
+        self.xor_tail_words(ks, n)
     }
 
     /// [`IoPtrs::xor_tail`] without AVX-512 (`n = len % 16`, non-zero; output checked): the
@@ -360,7 +360,7 @@ impl<'a> IoPtrs<'a> {
     /// `len` starts in the block the kernel has just stored; its load cannot be forwarded
     /// from that pending store and waits for it to commit.)
     #[inline]
-    fn xor_tail_window(&self, ks: &Block, n: usize) -> Block {
+    fn xor_tail_words(&self, ks: &Block, n: usize) -> Block {
         debug_assert!(n == self.len % BLOCK && n > 0 && !self.dst.is_null());
         let at = self.len - n;
         // SAFETY: [at, len) lies inside the readable input; the slice ends with this read,
@@ -392,14 +392,14 @@ impl<'a> IoPtrs<'a> {
             unsafe { store_masked(self.dst.add(off), n, data) };
             return;
         }
-        self.write_tail_window(off, data);
+        self.write_tail_words(off, data);
     }
 
     /// [`IoPtrs::write_tail`] without AVX-512 (`off < len`, output checked): the `n` bytes
     /// written as at most two overlapping words ([`store_short`]), no other byte touched
-    /// (see [`IoPtrs::xor_tail_window`]).
+    /// (see [`IoPtrs::xor_tail_words`]).
     #[inline]
-    fn write_tail_window(&self, off: usize, data: &Block) {
+    fn write_tail_words(&self, off: usize, data: &Block) {
         debug_assert!(off < self.len && self.len - off <= BLOCK && !self.dst.is_null());
         let n = self.len - off;
         // SAFETY: [off, len) lies inside the writable output (len <= out_cap), and no other
@@ -632,7 +632,7 @@ mod tests {
         }
     }
 
-    /// The tail read (masked and windowed) and merge against a byte-by-byte model, in place
+    /// The tail read (masked and by words) and merge against a byte-by-byte model, in place
     /// and out of place, for every length 0..=40 and offset.
     #[test]
     fn tails_match_a_bytewise_model() {
@@ -645,12 +645,8 @@ mod tests {
                 want[..len - off].copy_from_slice(&input[off..]);
                 assert_eq!(io.read_from(off), want, "len {len} off {off}");
                 if off < len {
-                    // The window path too, where the dispatching one took the masked load.
-                    assert_eq!(
-                        io.read_from_window(off),
-                        want,
-                        "window, len {len} off {off}"
-                    );
+                    // The word path too, where the dispatching one took the masked load.
+                    assert_eq!(io.read_from_words(off), want, "words, len {len} off {off}");
                 }
             }
             let n = len % 16;
@@ -666,28 +662,28 @@ mod tests {
             let mut tail_in = [0u8; 16];
             tail_in[..n].copy_from_slice(&input[len - n..]);
             // Both paths where the CPU runs both (the masked one needs AVX-512BW/VL): the
-            // dispatching entry, then the window path on its own.
-            for window in [false, true] {
-                let run = |io: IoPtrs<'_>| match (window, n) {
+            // dispatching entry, then the word path on its own.
+            for words in [false, true] {
+                let run = |io: IoPtrs<'_>| match (words, n) {
                     (false, _) => io.xor_tail(&ks),
                     (true, 0) => [0; 16],
-                    (true, _) => io.xor_tail_window(&ks, n),
+                    (true, _) => io.xor_tail_words(&ks, n),
                 };
                 let mut out = vec![0xEEu8; len + 3];
                 let got = run(IoPtrs::copy(&input, &mut out));
-                assert_eq!(out, expect, "copy, len {len}, window {window}");
-                assert_eq!(got, tail_in, "copy, len {len}, window {window}: input");
+                assert_eq!(out, expect, "copy, len {len}, words {words}");
+                assert_eq!(got, tail_in, "copy, len {len}, words {words}: input");
                 let mut buf = input.clone();
                 let got = run(IoPtrs::in_place(&mut buf, len));
-                assert_eq!(buf, expect_in, "in place, len {len}, window {window}");
-                assert_eq!(got, tail_in, "in place, len {len}, window {window}: input");
+                assert_eq!(buf, expect_in, "in place, len {len}, words {words}");
+                assert_eq!(got, tail_in, "in place, len {len}, words {words}: input");
             }
         }
     }
 
     /// `write_tail` writes exactly output `[off, len)` from the block's first bytes, on both
-    /// paths: the output before `off` is left as it was (the window path rewrites it), and
-    /// nothing past `len` (the buffer's spare capacity) is touched.
+    /// paths: the output before `off` is left as it was, and nothing past `len` (the
+    /// buffer's spare capacity) is touched.
     #[test]
     fn write_tail_matches_a_bytewise_model() {
         let data: Block = core::array::from_fn(|i| 0xB0 ^ i as u8);
@@ -697,20 +693,20 @@ mod tests {
                 let old: Vec<u8> = (0..len + 3).map(|i| 0x11u8.wrapping_mul(i as u8)).collect();
                 let mut want = old.clone();
                 want[off..len].copy_from_slice(&data[..len - off]);
-                // The dispatching entry (masked store with AVX-512BW/VL), then the window
-                // path on its own.
-                for window in [false, true] {
-                    let run = |io: IoPtrs<'_>| match (window, off < len) {
+                // The dispatching entry (masked store with AVX-512BW/VL), then the word path
+                // on its own.
+                for words in [false, true] {
+                    let run = |io: IoPtrs<'_>| match (words, off < len) {
                         (false, _) => io.write_tail(off, &data),
-                        (true, true) => io.write_tail_window(off, &data),
+                        (true, true) => io.write_tail_words(off, &data),
                         (true, false) => {}
                     };
                     let mut out = old.clone();
                     run(IoPtrs::copy(&input, &mut out));
-                    assert_eq!(out, want, "copy, len {len} off {off}, window {window}");
+                    assert_eq!(out, want, "copy, len {len} off {off}, words {words}");
                     let mut buf = old.clone();
                     run(IoPtrs::in_place(&mut buf, len));
-                    assert_eq!(buf, want, "in place, len {len} off {off}, window {window}");
+                    assert_eq!(buf, want, "in place, len {len} off {off}, words {words}");
                 }
             }
         }
