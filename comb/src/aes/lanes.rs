@@ -21,11 +21,11 @@ use crate::block::{Block, IoPtrs};
 /// neither `INPUT_XORS_DATA` nor `CHAIN_XORS_DATA`.
 ///
 /// With `CHAIN_FIX1` the chaining value is `fix1(c_i)`, `c_i` with the most significant bit
-/// of its byte 0 set (CLOC's and SILC's CFB variant, `K_{i+1} = E(fix1(C_i))`): that is the
-/// next input and the value the lane's `chain` holds after a window, while the written output
-/// stays as above. A lane's initial `chain` is used as is (CLOC's `V`, which is not fixed).
-/// Not combined with `INPUT_XORS_DATA` (no mode needs it, and the kernels fold the bit into
-/// the next whitening assuming nothing else joins the chain there).
+/// of its byte 0 set: that is the next input and the value the lane's `chain` holds after a
+/// window, while the written output stays as above. A lane's initial `chain` is used as is.
+/// Only with `CHAIN_IS_DATA`: CLOC's and SILC's CFB decryption keystream, `K_{i+1} =
+/// E(fix1(C_i))` (their encryption, whose chain also feeds a MAC, has its own kernels,
+/// `cfb_mac_window`).
 ///
 /// Both default to `false`, the plain rules above.
 pub(crate) trait ChainRule {

@@ -394,10 +394,6 @@ fn crypt_chunk<const N: usize, const DEC: bool>(b: &mut [Block], k: &[&AesKey]) 
 /// The last block of the window is not folded (the next block may belong to a later window or
 /// not exist), which costs one xor per lane per window.
 ///
-/// `R::CHAIN_FIX1` (CLOC's `fix1`) is two more vector ops per block, off the AES unit: the
-/// fold leaves `s = c ^ k_0`, and the next whitened input `fix1(c) ^ k_0` is
-/// `(s | m) ^ (k_0 & m)` for the bit mask `m`, with `k_0 & m` a per-lane constant.
-///
 /// With `R::CHAIN_IS_DATA` there is nothing to fold: the next input is the data block
 /// (`fix1`ed or not) xor `k_0`, made while the cipher output goes to the output.
 ///
@@ -418,17 +414,9 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     let io: [IoPtrs<'_>; N] = core::array::from_fn(|j| lanes[j].io);
     let k0 = |j: usize| rk(&key_of::<N, SHARED>(&keys, j).enc, 0);
     let zero = _mm_setzero_si128();
-    const { assert!(!(R::CHAIN_FIX1 && R::INPUT_XORS_DATA)) };
+    const { assert!(!R::CHAIN_FIX1 || R::CHAIN_IS_DATA) };
     const { assert!(!(R::CHAIN_IS_DATA && (R::INPUT_XORS_DATA || R::CHAIN_XORS_DATA))) };
     let fix = _mm_cvtsi32_si128(super::lanes::FIX1_BIT);
-    // The whitening's fix1 bit, per lane (only read when a fix1 is folded).
-    let fix_k0: [__m128i; N] = core::array::from_fn(|j| {
-        if R::CHAIN_FIX1 && !R::CHAIN_IS_DATA {
-            _mm_and_si128(k0(j), fix)
-        } else {
-            zero
-        }
-    });
 
     // SAFETY (all loads/stores below): block indices are in start..start+count, within every
     // lane's `blocks`, so inside its input and (for writing rules) its output.
@@ -487,9 +475,6 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
                 };
                 unsafe { store_out(&io[j], i, out) };
             }
-            if R::CHAIN_FIX1 {
-                x[j] = _mm_xor_si128(_mm_or_si128(x[j], fix), fix_k0[j]);
-            }
         }
     }
 
@@ -523,6 +508,66 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
             c
         };
         store(&mut lanes[j].chain, c);
+    }
+}
+
+/// CLOC's and SILC's encryption, both chains of each of `N` lanes: advances them by `count >=
+/// 1` blocks each, from block `start`. A lane's `chain` is the CFB chain's next cipher input
+/// (`V`, then `fix1(C_i)`) and `macs[j]` the MAC chain's next cipher input (`mac_seed(V)`,
+/// then `T ^ C_i`); per block `K = E(chain)`, `T = E(mac)`, `C = M ^ K` is written,
+/// `chain = fix1(C)`, `mac = T ^ C`. The MAC thus lags the encryption by one block and never
+/// waits for it: both cipher calls of a block depend only on the previous block's `C`, and
+/// the two chains of a lane run side by side through the rounds, so `N` lanes keep `2N`
+/// independent blocks in flight.
+///
+/// The last round folds `k_last ^ k_0 ^ M` (the CFB chain's output is then `s = C ^ k_0`): the
+/// next CFB input is `(s | m) ^ (k_0 & m)` as in [`chain_window`], and the next MAC input,
+/// whitened, is `T ^ s`: one vector op after the MAC's own last round.
+///
+/// # Safety
+/// For every lane, `start + count <= lane.blocks` (the lane invariant then makes every access
+/// in bounds); every lane's key has the same number of rounds as `lanes[0]`'s; with `SHARED`
+/// all lanes use `lanes[0].key`.
+#[target_feature(enable = "aes,sse2")]
+pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool>(
+    lanes: &mut [ChainLane<'_>; N],
+    macs: &mut [Block; N],
+    start: usize,
+    count: usize,
+) {
+    debug_assert!(count >= 1);
+    debug_assert!(lanes.iter().all(|l| start + count <= l.blocks));
+    let keys: [&AesKey; N] = core::array::from_fn(|j| lanes[j].key);
+    let rounds = keys[0].rounds.min(14);
+    let io: [IoPtrs<'_>; N] = core::array::from_fn(|j| lanes[j].io);
+    let k0 = |j: usize| rk(&key_of::<N, SHARED>(&keys, j).enc, 0);
+    let fix = _mm_cvtsi32_si128(super::lanes::FIX1_BIT);
+    let fix_k0: [__m128i; N] = core::array::from_fn(|j| _mm_and_si128(k0(j), fix));
+    let mut a: [__m128i; N] = core::array::from_fn(|j| _mm_xor_si128(load(&lanes[j].chain), k0(j)));
+    let mut b: [__m128i; N] = core::array::from_fn(|j| _mm_xor_si128(load(&macs[j]), k0(j)));
+    for i in start..start + count {
+        for r in 1..rounds {
+            for j in 0..N {
+                let k = rk(&key_of::<N, SHARED>(&keys, j).enc, r);
+                a[j] = _mm_aesenc_si128(a[j], k);
+                b[j] = _mm_aesenc_si128(b[j], k);
+            }
+        }
+        for j in 0..N {
+            let key = key_of::<N, SHARED>(&keys, j);
+            // SAFETY: i < start + count <= blocks: inside the input and the output.
+            let p = unsafe { load_in(&io[j], i) };
+            let s = _mm_aesenclast_si128(a[j], _mm_xor_si128(load(&key.fold), p));
+            let t = _mm_aesenclast_si128(b[j], rk(&key.enc, rounds));
+            // SAFETY: as above.
+            unsafe { store_out(&io[j], i, _mm_xor_si128(s, k0(j))) };
+            a[j] = _mm_xor_si128(_mm_or_si128(s, fix), fix_k0[j]);
+            b[j] = _mm_xor_si128(t, s);
+        }
+    }
+    for j in 0..N {
+        store(&mut lanes[j].chain, _mm_xor_si128(a[j], k0(j)));
+        store(&mut macs[j], _mm_xor_si128(b[j], k0(j)));
     }
 }
 

@@ -23,31 +23,34 @@
 //!
 //! # Scheduling: the batch path
 //! The message phase is two chains per message: encryption, CFB with `fix1`, and the MAC, a
-//! plain CBC-MAC over the ciphertext. Both are chains of the shape the comb chain kernels run
-//! ([`run_chain`]: one plan, windows of equal progress, every lane's state in registers, the
-//! chaining xor folded into the last round, two lanes per ymm register with VAES), so the
-//! batch path runs them as two passes over all jobs, as CCM runs its CBC-MAC:
+//! CBC-MAC over the ciphertext. The MAC of block `i` needs only `C_i`, which is ready as soon
+//! as the CFB chain's block `i` is, so both chains advance together: per block `K_i =
+//! E(X_i)` and `T_{i-1} = E(Y_i)` are independent cipher calls, then `C_i = M_i ^ K_i`,
+//! `X_{i+1} = fix1(C_i)`, `Y_{i+1} = T_{i-1} ^ C_i` (`X_1 = V`, `Y_1 = mac_seed(V)`: the MAC
+//! lags one block, and its first call makes `T_0`). The CFB+MAC kernels
+//! ([`run_cfb_mac_then`]) run that step on every lane of a comb window with both chains in
+//! registers, so 8 messages keep 16 blocks in flight (two lanes' CFB chains in one ymm
+//! register, their MAC chains in another):
 //! 1. AD/nonce phase, batched step by step across jobs (step `s` of every job is one
 //!    independent block: one multi-key [`Kernels::encrypt_many`] call per step and 64 jobs;
-//!    the realistic mix has empty AD, one step), then `V`, and `T_0 = E(mac_seed(V))` as one
-//!    more such step.
-//! 2. Encryption: [`ClocEncrypt`] over every whole block from `V` (the rule's `CHAIN_FIX1`
-//!    folds `fix1` into the next whitening: two vector ops per block); a partial last block
-//!    then takes the keystream `E(chain)`, batched across jobs.
-//! 3. MAC: [`CbcMac`] from `T_0` over the ciphertext blocks before the last one, read back
-//!    from the outputs (the encryption pass has completed).
+//!    the realistic mix has empty AD, one step), then `V`.
+//! 2. Both message chains over every whole block: one plan, windows of equal progress.
+//! 3. Per comb group, while its messages are in L1: the partial last blocks, one more step
+//!    on both chains (`K_m` and `T_{m-1}`, batched across the group's lanes) and the tail
+//!    bytes. Every lane then holds `T_{m-1} ^ C_m`.
 //! 4. Finalisation (the last block into the tag, one call per job, two dependent ones for
 //!    SILC) batched across all jobs with [`Kernels::encrypt_many`].
 //!
-//! The generic stepper this replaced (both chains side by side in one lane, two blocks per
-//! step) spent more time in its per-step glue, through memory, than in the cipher: 2.3 TSC
-//! cycles/byte on the realistic mix against about 1.0 now, CFB plus CMAC's own cost.
+//! Before, the two chains ran as two comb passes (CFB, then CBC-MAC reading the ciphertext
+//! back), each with its own plan, 16 messages per window: 1.03-1.05 TSC cycles/byte on the
+//! realistic mix (Zen 3, VAES), 0.88-0.90 with both chains in one pass. And before that, a
+//! generic stepper with both chains side by side in memory spent more time in its per-step
+//! glue than in the cipher: 2.3.
 //!
 //! # The single path
-//! One message has no other lanes to interleave, and its two chains are each latency-bound,
-//! so encryption keeps them side by side on the stepper ([`run_steps`], two independent
-//! blocks per step): run one after the other they measured slower (5.3 against 4.0 TSC
-//! cycles/byte). Decryption's MAC is one chain alone and runs on the xmm chain kernel.
+//! One message runs the same kernel on xmm, its two chains side by side: 3.3 TSC
+//! cycles/byte on the realistic mix where the generic stepper (two blocks per step through
+//! memory) took 4.9. Decryption's MAC is one chain alone and runs on the xmm chain kernel.
 //!
 //! # Decryption: verify, then decrypt
 //! The MAC chain reads only the ciphertext, so decryption first runs the AD phase and the MAC
@@ -62,9 +65,9 @@
 //! [`Error::AuthenticationFailed`].
 //!
 //! Secrets wiped: every lane's chain states (the AD/encryption state and the MAC state) when
-//! the lane is dropped, the chain lanes of the passes (their `Drop`, or explicitly on the
-//! single path), the batched AD, finalisation and keystream buffers after use; the stepper
-//! wipes its own cipher buffers.
+//! the lane is dropped, the chain lanes and MAC states of the passes (their `Drop`, or
+//! explicitly on the single path), the batched AD, tail, finalisation and keystream buffers
+//! after use; the stepper wipes its own cipher buffers.
 
 use core::marker::PhantomData;
 
@@ -74,9 +77,10 @@ use crate::block::{
 };
 use crate::modes::cmac::CbcMac;
 use crate::modes::{keystream_tails, Prepared, TagIo};
-use crate::sched::exec::{run_chain, run_chain_then, Path};
+use crate::sched::exec::{run_cfb_mac_then, run_chain, run_chain_then, Path};
 use crate::sched::steps::{run_steps, StepLane};
 use crate::{Error, JobResult, Op};
+use zeroize::Zeroizing;
 
 /// CLOC's parameter byte for (AES, 12-byte nonce, 8-byte tag); SILC uses the same value.
 pub(crate) const PARAM: u8 = 0xC0;
@@ -103,8 +107,9 @@ pub(crate) trait Scheme: 'static {
     /// First cipher input of the MAC chain of a non-empty message.
     fn mac_seed(v: &Block) -> Block;
     /// Input of the first finalisation call: for an empty message from `V` alone; else from
-    /// the MAC state `ts` and the last ciphertext block (`c`, zero beyond its `len` bytes).
-    fn final_input(v: &Block, ts: &Block, last: Option<(&Block, usize)>) -> Block;
+    /// `u = T ^ C_m`, the MAC chain's value before the last block xor the last ciphertext
+    /// block (zero beyond its `len` bytes), and `len`.
+    fn final_input(v: &Block, last: Option<(&Block, usize)>) -> Block;
     /// Input of the second finalisation call (only when `FINAL_CALLS == 2`) from the first
     /// call's output and the message length in bytes.
     fn final_second(out: &Block, msg_len: usize) -> Block;
@@ -164,12 +169,13 @@ impl Scheme for Cloc {
         g_pow(v, 1) // g2
     }
 
-    fn final_input(v: &Block, ts: &Block, last: Option<(&Block, usize)>) -> Block {
+    fn final_input(v: &Block, last: Option<(&Block, usize)>) -> Block {
         match last {
             None => g_pow(v, 2), // g1
-            Some((c, n)) => {
-                // 10*: the padding bit after the n bytes (c is zero beyond them).
-                let mut t = xor(ts, &pad10(c, n));
+            Some((u, n)) => {
+                // 10*: the padding bit after the n bytes (C_m is zero beyond them, so the bit
+                // is xored into u).
+                let mut t = xor(u, &pad10(&[0; BLOCK], n));
                 let out = if n < BLOCK {
                     g_pow(&t, 1) // f2
                 } else {
@@ -216,18 +222,6 @@ pub(crate) fn g_pow(b: &Block, k: u32) -> Block {
     y.to_le_bytes()
 }
 
-/// CLOC's (and SILC's) encryption chain for [`run_chain`]: CFB with `fix1`, `C_i = M_i ^
-/// E(X_i)`, `X_{i+1} = fix1(C_i)`, `X_1 = V` (the lane's initial chain).
-pub(crate) struct ClocEncrypt;
-
-impl ChainRule for ClocEncrypt {
-    const INPUT_XORS_DATA: bool = false;
-    const CHAIN_XORS_DATA: bool = true;
-    const WRITES_OUTPUT: bool = true;
-    const OUTPUT_XORS_DATA: bool = true;
-    const CHAIN_FIX1: bool = true;
-}
-
 /// CLOC's (and SILC's) decryption keystream for [`run_chain`]: CFB decryption with `fix1`,
 /// `M_i = C_i ^ E(X_i)`, `X_{i+1} = fix1(C_i)`, `X_1 = V` (the lane's initial chain).
 pub(crate) struct ClocDecrypt;
@@ -241,14 +235,6 @@ impl ChainRule for ClocDecrypt {
     const CHAIN_FIX1: bool = true;
 }
 
-/// `fix1`: the ciphertext block with its most significant bit set. On the whole block as one
-/// integer: a byte write into the block made the optimiser split it into pieces of 1, 2, 4
-/// and 8 bytes, stored piecewise, which the cipher's 16-byte loads then could not forward.
-#[inline(always)]
-fn fix1(c: Block) -> Block {
-    (u128::from_le_bytes(c) | 0x80).to_le_bytes()
-}
-
 /// One message's state through all phases.
 pub(crate) struct Lane<'k> {
     key: &'k AesKey,
@@ -259,7 +245,8 @@ pub(crate) struct Lane<'k> {
     /// block of the next message block. The batch path and decryption keep `V` here after
     /// the AD phase (the passes' chain lanes carry the chains).
     es: Block,
-    /// The MAC chain value; after the finalisation, the tag block.
+    /// The MAC chain value; after encryption's message phase, `T_{m-1} ^ C_m`; after the
+    /// finalisation, the tag block.
     ts: Block,
     ad_steps: usize,
     /// Message blocks, the last possibly partial.
@@ -324,50 +311,6 @@ impl<'k, S: Scheme> StepLane<'k> for AdPhase<'_, 'k, S> {
     }
 }
 
-/// The single path's encryption, all message blocks but the last: step 0 is
-/// `(E(V), E(mac_seed(V)))`, step
-/// `i >= 1` encrypts block `i - 1` with the current keystream, writes it, and hands
-/// `(fix1(C), T ^ C)` to the cipher.
-struct EncPhase<'a, 'k>(&'a mut Lane<'k>);
-
-impl<'a, 'k> View<'a, 'k> for EncPhase<'a, 'k> {
-    fn of(lane: &'a mut Lane<'k>) -> Self {
-        EncPhase(lane)
-    }
-}
-
-impl<'k> StepLane<'k> for EncPhase<'_, 'k> {
-    const WIDTH: usize = 2;
-    fn steps(&self) -> usize {
-        self.0.blocks
-    }
-    fn key(&self, _slot: usize) -> &'k AesKey {
-        self.0.key
-    }
-    #[inline(always)]
-    fn load(&mut self, step: usize, inputs: &mut [Block]) {
-        let l = &*self.0;
-        let [ks, mac, ..] = inputs else { return };
-        if step == 0 {
-            *ks = l.es;
-            *mac = l.ts;
-        } else {
-            let off = BLOCK * (step - 1);
-            let c = xor(&l.es, &l.io.read_block(off));
-            l.io.write_block(off, &c);
-            *ks = fix1(c);
-            *mac = xor(&l.ts, &c);
-        }
-    }
-    #[inline(always)]
-    fn store(&mut self, _step: usize, outputs: &[Block]) {
-        if let [ks, mac, ..] = outputs {
-            self.0.es = *ks;
-            self.0.ts = *mac;
-        }
-    }
-}
-
 /// Runs one phase over one lane (the single path): the view lives on the stack, no
 /// allocation per message.
 fn drive<'a, 'k: 'a, V: View<'a, 'k>>(k: Kernels, lane: &'a mut Lane<'k>) {
@@ -401,16 +344,31 @@ pub(crate) fn run_scheme<S: Scheme>(
     }
 }
 
-/// One message, both chains side by side on the stepper (two independent blocks per step
-/// where the batch path's passes have one): AD chain, `V`, the message chains, the
-/// finalisation and, on decryption, the tag check and the keystream if it matched.
+/// One message: the AD chain on the stepper, `V`, the message chains (encryption: both side
+/// by side on the xmm CFB+MAC kernel), the finalisation and, on decryption, the tag check and
+/// the keystream if it matched.
 fn process_single<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], l: &mut Lane<'_>, op: Op) {
     drive::<AdPhase<'_, '_, S>>(k, l);
     let v = S::v(&l.es, l.ad, l.nonce);
     l.es = v;
     l.ts = S::mac_seed(&v);
     match op {
-        Op::Encrypt => drive::<EncPhase<'_, '_>>(k, l),
+        Op::Encrypt => {
+            // Both chains side by side on the xmm CFB+MAC kernel, then the partial last
+            // block: `ts` becomes `T ^ C_m`.
+            let mut lane = [enc_lane(l)];
+            let mut mac = [l.ts];
+            run_cfb_mac_then(
+                k,
+                &mut lane,
+                &mut mac,
+                Path::Single,
+                |lanes, macs, members| cfb_mac_tails(k, lanes, macs, members),
+            );
+            l.ts = mac[0];
+            wipe(&mut mac[0]);
+            wipe(&mut lane[0].chain);
+        }
         Op::Decrypt if l.blocks > 0 => {
             // The MAC alone is one dependent chain: `T_0`, then the xmm chain kernel (the
             // stepper would add its per-step glue to every block of the chain).
@@ -426,30 +384,16 @@ fn process_single<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], l: &mut Lane<'_>
         Op::Decrypt => {} // an empty message: the finalisation needs only V
     }
     let lanes = core::slice::from_mut(l);
-    finalise::<S>(k, lanes, |_, l| match op {
-        // The last block, encrypted here with the keystream the message phase left in `es`.
-        Op::Encrypt => {
-            let off = BLOCK * (l.blocks - 1);
-            let len = l.io.len - off;
-            let c = truncate(&xor(&l.es, &l.io.read_from(off)), len);
-            if len == BLOCK {
-                l.io.write_block(off, &c);
-            } else {
-                l.io.xor_tail(&l.es);
-            }
-            c
-        }
-        Op::Decrypt => l.io.read_from(BLOCK * (l.blocks - 1)),
-    });
+    finalise::<S>(k, lanes, |l| last_mac_input(l, op));
     if op == Op::Decrypt {
         verify(jobs, lanes);
         decrypt_verified(k, lanes, Path::Single);
     }
 }
 
-/// A batch: the AD phase batched step by step across jobs, then the two message chains as
-/// two comb passes on the chain kernels, the finalisation batched across jobs; decryption
-/// verifies before it computes any plaintext.
+/// A batch: the AD phase batched step by step across jobs, then the two message chains (one
+/// comb pass on the CFB+MAC kernels for encryption; decryption's CBC-MAC first), the
+/// finalisation batched across jobs; decryption verifies before it computes any plaintext.
 fn process_batch<S: Scheme>(
     k: Kernels,
     jobs: &mut [Prepared<'_>],
@@ -457,35 +401,24 @@ fn process_batch<S: Scheme>(
     op: Op,
     path: Path,
 ) {
-    start_batch::<S>(k, lanes);
+    // The first MAC block `T_0` is batched here only for decryption's CBC-MAC pass; the
+    // encryption's CFB+MAC kernels compute it beside `K_1`.
+    start_batch::<S>(k, lanes, op == Op::Decrypt);
     match op {
         Op::Encrypt => {
-            // CFB with fix1 from V over every whole block, then the partial last blocks'
-            // keystream `E(chain)`, batched per comb group right after its chains: the whole
-            // ciphertext is written.
-            for (job, l) in jobs.iter_mut().zip(lanes.iter()) {
-                job.lane.chain = l.es;
-                job.lane.blocks = l.io.len / BLOCK;
-            }
-            run_chain_then::<ClocEncrypt, _>(k, jobs, path, |jobs, members| {
-                keystream_tails(k, jobs, members.iter().copied())
+            // Both chains of every message in one comb pass, then (per group, while its
+            // messages are in L1) the partial last blocks: every lane's `ts` becomes `T ^ C_m`
+            // and the whole ciphertext is written.
+            let mut enc = Lanes(lanes.iter().map(enc_lane).collect());
+            let mut macs: Zeroizing<Vec<Block>> =
+                Zeroizing::new(lanes.iter().map(|l| S::mac_seed(&l.es)).collect());
+            run_cfb_mac_then(k, &mut enc, &mut macs, path, |enc, macs, members| {
+                cfb_mac_tails(k, enc, macs, members)
             });
-            // The MAC over the ciphertext, read back from the outputs.
-            let mut outs: Vec<IoPtrs<'_>> = lanes.iter().map(|l| l.io).collect();
-            let mut mac = Lanes(
-                outs.iter_mut()
-                    .zip(lanes.iter())
-                    .map(|(io, l)| {
-                        let len = io.len;
-                        mac_lane(l, IoPtrs::read_only(io.output(len)))
-                    })
-                    .collect(),
-            );
-            run_chain::<CbcMac, _>(k, &mut mac, path);
-            for (l, m) in lanes.iter_mut().zip(mac.iter()) {
-                l.ts = m.chain;
+            for (l, u) in lanes.iter_mut().zip(macs.iter()) {
+                l.ts = *u;
             }
-            finalise::<S>(k, lanes, |i, l| mac[i].io.read_from(BLOCK * (l.blocks - 1)));
+            finalise::<S>(k, lanes, |l| last_mac_input(l, op));
         }
         Op::Decrypt => {
             // The MAC reads only the ciphertext: run it, check every tag, and compute the
@@ -496,22 +429,24 @@ fn process_batch<S: Scheme>(
                 l.ts = m.chain;
             }
             drop(mac);
-            finalise::<S>(k, lanes, |_, l| l.io.read_from(BLOCK * (l.blocks - 1)));
+            finalise::<S>(k, lanes, |l| last_mac_input(l, op));
             verify(jobs, lanes);
             decrypt_verified(k, lanes, path);
         }
     }
 }
 
-/// The AD chain of every lane (leaving `V` in `es`) and the first MAC block `T_0 =
-/// E(mac_seed(V))` (in `ts`), batched across lanes step by step: all lanes' step-`s` blocks
-/// are independent, so each step is one multi-key cipher call per [`CHUNK`] lanes. The lanes
-/// of a chunk are taken longest AD first, so the lanes still running at any step are a
-/// prefix. Lane `i` runs its AD steps `0..ad_steps` and then the seed as step `ad_steps`.
+/// The AD chain of every lane (leaving `V` in `es`) and, with `seed` (decryption's CBC-MAC
+/// pass), the first MAC block `T_0 = E(mac_seed(V))` (in `ts`), batched across lanes step by
+/// step: all lanes' step-`s` blocks are independent, so each step is one multi-key cipher
+/// call per [`CHUNK`] lanes. The lanes of a chunk are taken longest AD first, so the lanes
+/// still running at any step are a prefix. Lane `i` runs its AD steps `0..ad_steps` and then
+/// the seed as step `ad_steps`.
 ///
-/// (With empty AD, as on the realistic mix, that is two batched calls for the whole batch,
-/// one block per job each: no plan and no per-step lane views, which the stepper needed.)
-fn start_batch<S: Scheme>(k: Kernels, lanes: &mut [Lane<'_>]) {
+/// (With empty AD, as on the realistic mix, that is one batched call for the whole batch, two
+/// with the seed, one block per job each: no plan and no per-step lane views, which the
+/// stepper needed.)
+fn start_batch<S: Scheme>(k: Kernels, lanes: &mut [Lane<'_>], seed: bool) {
     let mut order: Vec<usize> = (0..lanes.len()).collect();
     // Stable, and linear when every lane has the same AD length.
     order.sort_by_key(|&i| core::cmp::Reverse(lanes[i].ad_steps));
@@ -522,8 +457,9 @@ fn start_batch<S: Scheme>(k: Kernels, lanes: &mut [Lane<'_>]) {
         };
         let keys: [&AesKey; CHUNK] =
             core::array::from_fn(|j| lanes[chunk[j.min(chunk.len() - 1)]].key);
-        for step in 0..=lanes[first].ad_steps {
-            let live = chunk.partition_point(|&i| lanes[i].ad_steps >= step);
+        let extra = usize::from(seed);
+        for step in 0..lanes[first].ad_steps + extra {
+            let live = chunk.partition_point(|&i| lanes[i].ad_steps + extra > step);
             for (b, &i) in buf.iter_mut().zip(&chunk[..live]) {
                 let l = &mut lanes[i];
                 *b = if step < l.ad_steps {
@@ -544,6 +480,12 @@ fn start_batch<S: Scheme>(k: Kernels, lanes: &mut [Lane<'_>]) {
                 }
             }
         }
+        if !seed {
+            for &i in chunk {
+                let l = &mut lanes[i];
+                l.es = S::v(&l.es, l.ad, l.nonce);
+            }
+        }
     }
     buf.iter_mut().for_each(wipe);
 }
@@ -560,33 +502,87 @@ fn mac_lane<'a, 'k: 'a>(l: &Lane<'k>, io: IoPtrs<'a>) -> ChainLane<'a> {
     }
 }
 
+/// A lane's CFB chain for the CFB+MAC kernels: from `V` over its whole blocks.
+fn enc_lane<'k>(l: &Lane<'k>) -> ChainLane<'k> {
+    ChainLane {
+        io: l.io,
+        chain: l.es,
+        key: l.key,
+        blocks: l.io.len / BLOCK,
+    }
+}
+
+/// The partial last blocks of the lanes `members` after the CFB+MAC kernels: one more cipher
+/// call on both chains, `(K_m, T_{m-1}) = (E(chain), E(mac))`, batched across lanes ([`CHUNK`]
+/// blocks per multi-key call). `K_m` encrypts the tail bytes and `macs[i]` becomes `T_{m-1} ^
+/// C_m`, `C_m` zero beyond the message. (A lane whose last block is whole already holds that
+/// value: the kernels leave `T_{m-1} ^ C_m` as the MAC chain's next input.)
+fn cfb_mac_tails(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [Block], members: &[usize]) {
+    const PER_CALL: usize = CHUNK / 2;
+    let mut tails = [0usize; PER_CALL];
+    let mut partial = members
+        .iter()
+        .copied()
+        .filter(|&i| !lanes[i].io.len.is_multiple_of(BLOCK));
+    let mut buf = [[0u8; BLOCK]; CHUNK];
+    loop {
+        let mut n = 0;
+        for i in partial.by_ref() {
+            tails[n] = i;
+            n += 1;
+            if n == PER_CALL {
+                break;
+            }
+        }
+        let Some(&first) = tails[..n].first() else {
+            break;
+        };
+        let keys: [&AesKey; CHUNK] =
+            core::array::from_fn(|j| lanes[*tails[..n].get(j / 2).unwrap_or(&first)].key);
+        for (pair, &i) in buf.chunks_exact_mut(2).zip(&tails[..n]) {
+            pair[0] = lanes[i].chain;
+            pair[1] = macs[i];
+        }
+        k.encrypt_many(&mut buf[..2 * n], &keys[..2 * n]);
+        for (pair, &i) in buf.chunks_exact(2).zip(&tails[..n]) {
+            let io = lanes[i].io;
+            let mut input = io.xor_tail(&pair[0]);
+            let mut c = truncate(&xor(&pair[0], &input), io.len % BLOCK);
+            macs[i] = xor(&pair[1], &c);
+            wipe(&mut c);
+            wipe(&mut input);
+        }
+    }
+    buf.iter_mut().for_each(wipe);
+}
+
+/// A non-empty lane's `T ^ C_m` for [`finalise`]: on encryption the message phase left it in
+/// `ts`; on decryption `ts` is the MAC chain before the last block, and `C_m` the input's.
+fn last_mac_input(l: &Lane<'_>, op: Op) -> Block {
+    match op {
+        Op::Encrypt => l.ts,
+        Op::Decrypt => xor(&l.ts, &l.io.read_from(BLOCK * (l.blocks - 1))),
+    }
+}
+
 /// The tag blocks of every lane (left in `ts`), batched across lanes: `FINAL_CALLS` multi-key
-/// cipher calls per chunk. `last(i, lane)` gives lane `i`'s last ciphertext block, zero beyond
-/// the message (called only for non-empty messages).
-fn finalise<'k, S: Scheme>(
-    k: Kernels,
-    lanes: &mut [Lane<'k>],
-    last: impl Fn(usize, &Lane<'k>) -> Block,
-) {
-    for (c, chunk) in lanes.chunks_mut(CHUNK).enumerate() {
+/// cipher calls per chunk. `last(lane)` gives a lane's `T ^ C_m` (called only for non-empty
+/// messages).
+fn finalise<'k, S: Scheme>(k: Kernels, lanes: &mut [Lane<'k>], last: impl Fn(&Lane<'k>) -> Block) {
+    for chunk in lanes.chunks_mut(CHUNK) {
         let Some(first) = chunk.first() else { continue };
         let n = chunk.len();
         let mut buf = [[0u8; BLOCK]; CHUNK];
         let mut keys: [&AesKey; CHUNK] = [first.key; CHUNK];
-        for (j, ((b, key), l)) in buf
-            .iter_mut()
-            .zip(keys.iter_mut())
-            .zip(chunk.iter())
-            .enumerate()
-        {
+        for ((b, key), l) in buf.iter_mut().zip(keys.iter_mut()).zip(chunk.iter()) {
             *key = l.key;
             *b = if l.blocks == 0 {
-                S::final_input(&l.es, &l.ts, None)
+                S::final_input(&l.es, None)
             } else {
                 let len = l.io.len - BLOCK * (l.blocks - 1);
-                let mut c = last(c * CHUNK + j, l);
-                let t = S::final_input(&l.es, &l.ts, Some((&c, len)));
-                wipe(&mut c);
+                let mut u = last(l);
+                let t = S::final_input(&l.es, Some((&u, len)));
+                wipe(&mut u);
                 t
             };
         }

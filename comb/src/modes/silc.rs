@@ -12,9 +12,10 @@
 //!   bytes and `tag = E(g(T))`, first 8 bytes. The last two cipher calls depend on each other
 //!   and run as two batched calls across all jobs (`FINAL_CALLS = 2`).
 //!
-//! Scheduling, verify-then-decrypt and wiping are CLOC's (see [`super::cloc`]): on the batch
-//! path the MAC blocks before the last run in CLOC's CBC-MAC pass, and the last block's call
-//! and the tag's are the two batched finalisation calls.
+//! Scheduling, verify-then-decrypt and wiping are CLOC's (see [`super::cloc`]): the MAC blocks
+//! before the last run beside the encryption on CLOC's CFB+MAC kernels (on decryption in its
+//! CBC-MAC pass), and the last block's call and the tag's are the two batched finalisation
+//! calls.
 
 use super::cloc::{run_scheme, Scheme, PARAM};
 use crate::aes::Kernels;
@@ -72,12 +73,13 @@ impl Scheme for Silc {
         g(v)
     }
 
-    fn final_input(v: &Block, ts: &Block, last: Option<(&Block, usize)>) -> Block {
+    fn final_input(v: &Block, last: Option<(&Block, usize)>) -> Block {
         match last {
             // An empty message: the MAC chain's first call, T = E(g(V)), is the first
             // finalisation call.
             None => g(v),
-            Some((c, _)) => xor(ts, c),
+            // The last block's MAC call: T ^ C_m, zero-padded.
+            Some((u, _)) => *u,
         }
     }
 

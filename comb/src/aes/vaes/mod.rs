@@ -25,7 +25,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::{AesKey, ChainLane, ChainRule};
-use crate::block::{IoPtrs, BLOCK};
+use crate::block::{Block, IoPtrs, BLOCK};
 use zeroize::Zeroize;
 
 /// Row of [`PairKey`] holding the fold key `k_last ^ k_0`.
@@ -88,29 +88,30 @@ pub(crate) struct GroupKeys {
 }
 
 impl GroupKeys {
-    /// Assembles the rows for `lanes` (all of one key size).
-    pub(crate) fn assign(&mut self, lanes: &[ChainLane<'_>]) {
-        let Some(first) = lanes.first() else {
+    /// Assembles the rows for lanes with these keys, in lane order (all of one key size).
+    pub(crate) fn assign<'k>(&mut self, keys: impl ExactSizeIterator<Item = &'k AesKey> + Clone) {
+        let n = keys.len();
+        let mut all = keys.clone();
+        let Some(first) = all.next() else {
             self.shared = true;
             self.used = 0;
             return;
         };
-        self.shared = lanes.iter().all(|l| core::ptr::eq(l.key, first.key));
-        self.used = if self.shared {
-            1
-        } else {
-            lanes.len().div_ceil(2)
-        };
+        self.shared = all.all(|k| core::ptr::eq(k, first));
+        self.used = if self.shared { 1 } else { n.div_ceil(2) };
         if self.rows.len() < self.used {
             self.rows.resize(self.used, PairKey::default());
         }
         if self.shared {
-            self.rows[0].fill(first.key, first.key);
-        } else {
-            for (row, pair) in self.rows.iter_mut().zip(lanes.chunks(2)) {
-                let hi = pair.last().unwrap_or(&pair[0]);
-                row.fill(pair[0].key, hi.key);
-            }
+            self.rows[0].fill(first, first);
+            return;
+        }
+        let mut keys = keys;
+        for row in &mut self.rows[..self.used] {
+            let lo = keys.next().unwrap_or(first);
+            // An odd last lane is paired with itself.
+            let hi = keys.next().unwrap_or(lo);
+            row.fill(lo, hi);
         }
     }
 
@@ -235,9 +236,8 @@ unsafe fn next_input<R: ChainRule>(pair: &Pair<'_>, i: usize) -> __m256i {
 
 /// Advances `lanes` (`2N - 1` or `2N` of them) by `count >= 1` blocks each, from block
 /// `start`: the ymm counterpart of [`super::ni::chain_window`], with the same folding of the
-/// chaining xor and the next whitening into the last round (and of `fix1`, for rules with
-/// `CHAIN_FIX1`, into one OR and one XOR with a per-register constant), and the same
-/// treatment of `CHAIN_IS_DATA` rules.
+/// chaining xor and the next whitening into the last round, and the same treatment of
+/// `CHAIN_IS_DATA` rules.
 ///
 /// # Safety
 /// `lanes.len()` is `2N - 1` or `2N`; for every lane `start + count <= lane.blocks`; every
@@ -263,7 +263,7 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     });
     let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
     let zero = _mm256_setzero_si256();
-    const { assert!(!(R::CHAIN_FIX1 && R::INPUT_XORS_DATA)) };
+    const { assert!(!R::CHAIN_FIX1 || R::CHAIN_IS_DATA) };
     const { assert!(!(R::CHAIN_IS_DATA && (R::INPUT_XORS_DATA || R::CHAIN_XORS_DATA))) };
     let fix = _mm256_set_epi32(
         0,
@@ -275,14 +275,6 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
         0,
         super::lanes::FIX1_BIT,
     );
-    // The whitening's fix1 bit of both lanes, per register (only read when a fix1 is folded).
-    let fix_k0: [__m256i; N] = core::array::from_fn(|r| {
-        if R::CHAIN_FIX1 && !R::CHAIN_IS_DATA {
-            _mm256_and_si256(key(r).row(0), fix)
-        } else {
-            zero
-        }
-    });
 
     // SAFETY (all loads/stores below): block indices are in start..start+count, within every
     // lane's `blocks`, so inside its input and (for writing rules) its output; the shadow
@@ -345,10 +337,6 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
                 };
                 unsafe { pair.store(i, out) };
             }
-            if R::CHAIN_FIX1 {
-                // x = fix1(c) ^ k_0 from x = c ^ k_0 (see the ni kernel).
-                x[r] = _mm256_xor_si256(_mm256_or_si256(x[r], fix), fix_k0[r]);
-            }
         }
     }
 
@@ -391,6 +379,120 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
                     _mm256_extracti128_si256::<1>(c),
                 );
             }
+        }
+    }
+}
+
+/// The ymm counterpart of [`super::ni::cfb_mac_window`] (CLOC's and SILC's encryption, the CFB
+/// chain and the MAC over its ciphertext of every lane): lanes `2r` and `2r + 1` share
+/// register pair `r`, one register for their CFB chains and one for their MAC chains, both
+/// under the pair's key rows. Both chains of both lanes advance `count >= 1` blocks from block
+/// `start`; `N` pairs keep `4N` independent blocks in flight.
+///
+/// # Safety
+/// `lanes.len() == macs.len()` is `2N - 1` or `2N`; for every lane `start + count <=
+/// lane.blocks`; every lane's key has the same number of rounds as `lanes[0]`'s; `keys` holds
+/// the rows of these registers (`keys[r]` for lanes `2r`, `2r + 1`), or with `SHARED` one row
+/// whose key every lane uses.
+#[target_feature(enable = "avx2,vaes,aes")]
+pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool>(
+    lanes: &mut [ChainLane<'_>],
+    macs: &mut [Block],
+    keys: &[PairKey],
+    start: usize,
+    count: usize,
+) {
+    let n = lanes.len();
+    debug_assert!(count >= 1 && (n == 2 * N || n + 1 == 2 * N) && macs.len() == n);
+    debug_assert!(keys.len() >= if SHARED { 1 } else { N });
+    debug_assert!(lanes.iter().all(|l| start + count <= l.blocks));
+    let rounds = lanes[0].key.rounds.min(14);
+    let pairs: [Pair<'_>; N] = core::array::from_fn(|r| Pair {
+        lo: lanes[2 * r].io,
+        hi: lanes[(2 * r + 1).min(n - 1)].io,
+        hi_live: 2 * r + 1 < n,
+    });
+    let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
+    let fix = _mm256_set_epi32(
+        0,
+        0,
+        0,
+        super::lanes::FIX1_BIT,
+        0,
+        0,
+        0,
+        super::lanes::FIX1_BIT,
+    );
+    let fix_k0: [__m256i; N] = core::array::from_fn(|r| _mm256_and_si256(key(r).row(0), fix));
+    // Register r's two lanes' values (the shadow high half of an odd last register copies
+    // its low lane), whitened.
+    let hi_of = |r: usize| (2 * r + 1).min(n - 1);
+    let mut a: [__m256i; N] = core::array::from_fn(|r| {
+        let v = load_pair(&lanes[2 * r].chain, &lanes[hi_of(r)].chain);
+        _mm256_xor_si256(v, key(r).row(0))
+    });
+    let mut b: [__m256i; N] = core::array::from_fn(|r| {
+        _mm256_xor_si256(load_pair(&macs[2 * r], &macs[hi_of(r)]), key(r).row(0))
+    });
+
+    // SAFETY (loads and stores): block indices are in start..start+count, within every lane's
+    // `blocks`, so inside its input and output; the shadow half reads its low lane's blocks
+    // and is never stored.
+    for i in start..start + count {
+        // Opaque to the optimiser, as in `chain_window`: one index register for all lanes.
+        let i = core::hint::black_box(i);
+        for rd in 1..rounds {
+            for r in 0..N {
+                let k = key(r).row(rd);
+                a[r] = _mm256_aesenc_epi128(a[r], k);
+                b[r] = _mm256_aesenc_epi128(b[r], k);
+            }
+        }
+        for r in 0..N {
+            let p = unsafe { pairs[r].load(i) };
+            let s = _mm256_aesenclast_epi128(a[r], _mm256_xor_si256(key(r).row(FOLD), p));
+            let t = _mm256_aesenclast_epi128(b[r], key(r).row(rounds));
+            unsafe { pairs[r].store(i, _mm256_xor_si256(s, key(r).row(0))) };
+            a[r] = _mm256_xor_si256(_mm256_or_si256(s, fix), fix_k0[r]);
+            b[r] = _mm256_xor_si256(t, s);
+        }
+    }
+
+    for r in 0..N {
+        let k0 = key(r).row(0);
+        let (chain_lo, chain_hi) = lanes[2 * r..].split_at_mut(1);
+        store_pair(
+            &mut chain_lo[0].chain,
+            chain_hi.first_mut().map(|l| &mut l.chain),
+            _mm256_xor_si256(a[r], k0),
+        );
+        let (mac_lo, mac_hi) = macs[2 * r..].split_at_mut(1);
+        store_pair(
+            &mut mac_lo[0],
+            mac_hi.first_mut(),
+            _mm256_xor_si256(b[r], k0),
+        );
+    }
+}
+
+/// Two blocks as one register, `lo` in the low 128 bits.
+#[inline]
+#[target_feature(enable = "avx")]
+fn load_pair(lo: &Block, hi: &Block) -> __m256i {
+    // SAFETY: both are references to 16 readable bytes; the loads are unaligned.
+    unsafe { _mm256_loadu2_m128i(hi.as_ptr().cast(), lo.as_ptr().cast()) }
+}
+
+/// The low half of `v` into `lo`, the high half into `hi` if there is one (a shadow half is
+/// dropped).
+#[inline]
+#[target_feature(enable = "avx2")]
+fn store_pair(lo: &mut Block, hi: Option<&mut Block>, v: __m256i) {
+    // SAFETY: both are references to 16 writable bytes; the stores are unaligned.
+    unsafe {
+        _mm_storeu_si128(lo.as_mut_ptr().cast(), _mm256_castsi256_si128(v));
+        if let Some(hi) = hi {
+            _mm_storeu_si128(hi.as_mut_ptr().cast(), _mm256_extracti128_si256::<1>(v));
         }
     }
 }
