@@ -208,6 +208,17 @@ fn key_of<'k, const N: usize, const SHARED: bool>(keys: &[&'k AesKey; N], j: usi
     }
 }
 
+/// The keys and I/O of a window kernel's lanes, as arrays the optimiser keeps in registers.
+#[inline]
+fn keys_and_io<'a, const N: usize>(
+    lanes: &[ChainLane<'a>; N],
+) -> ([&'a AesKey; N], [IoPtrs<'a>; N]) {
+    (
+        core::array::from_fn(|j| lanes[j].key),
+        core::array::from_fn(|j| lanes[j].io),
+    )
+}
+
 /// Rounds 1..rounds-1 (all AESENC rounds) on N lanes, rounds outer, lanes inner.
 #[inline]
 #[target_feature(enable = "aes,sse2")]
@@ -409,9 +420,8 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
 ) {
     debug_assert!(count >= 1);
     debug_assert!(lanes.iter().all(|l| start + count <= l.blocks));
-    let keys: [&AesKey; N] = core::array::from_fn(|j| lanes[j].key);
+    let (keys, io) = keys_and_io(lanes);
     let rounds = keys[0].rounds.min(14);
-    let io: [IoPtrs<'_>; N] = core::array::from_fn(|j| lanes[j].io);
     let k0 = |j: usize| rk(&key_of::<N, SHARED>(&keys, j).enc, 0);
     let zero = _mm_setzero_si128();
     const { assert!(!R::CHAIN_FIX1 || R::CHAIN_IS_DATA) };
@@ -525,9 +535,7 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
 /// whitened, is `T ^ s`: one vector op after the MAC's own last round.
 ///
 /// # Safety
-/// For every lane, `start + count <= lane.blocks` (the lane invariant then makes every access
-/// in bounds); every lane's key has the same number of rounds as `lanes[0]`'s; with `SHARED`
-/// all lanes use `lanes[0].key`.
+/// As for [`chain_window`].
 #[target_feature(enable = "aes,sse2")]
 pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool>(
     lanes: &mut [ChainLane<'_>; N],
@@ -537,9 +545,8 @@ pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool>(
 ) {
     debug_assert!(count >= 1);
     debug_assert!(lanes.iter().all(|l| start + count <= l.blocks));
-    let keys: [&AesKey; N] = core::array::from_fn(|j| lanes[j].key);
+    let (keys, io) = keys_and_io(lanes);
     let rounds = keys[0].rounds.min(14);
-    let io: [IoPtrs<'_>; N] = core::array::from_fn(|j| lanes[j].io);
     let k0 = |j: usize| rk(&key_of::<N, SHARED>(&keys, j).enc, 0);
     let fix = _mm_cvtsi32_si128(super::lanes::FIX1_BIT);
     let fix_k0: [__m128i; N] = core::array::from_fn(|j| _mm_and_si128(k0(j), fix));

@@ -525,6 +525,7 @@ fn cfb_mac_tails(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [Block], me
         .copied()
         .filter(|&i| !lanes[i].io.len.is_multiple_of(BLOCK));
     let mut buf = [[0u8; BLOCK]; CHUNK];
+    let mut used = 0;
     loop {
         let mut n = 0;
         for i in partial.by_ref() {
@@ -537,12 +538,17 @@ fn cfb_mac_tails(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [Block], me
         let Some(&first) = tails[..n].first() else {
             break;
         };
-        let keys: [&AesKey; CHUNK] =
-            core::array::from_fn(|j| lanes[*tails[..n].get(j / 2).unwrap_or(&first)].key);
-        for (pair, &i) in buf.chunks_exact_mut(2).zip(&tails[..n]) {
+        let mut keys = [lanes[first].key; CHUNK];
+        for ((pair, key), &i) in buf
+            .chunks_exact_mut(2)
+            .zip(keys.chunks_exact_mut(2))
+            .zip(&tails[..n])
+        {
             pair[0] = lanes[i].chain;
             pair[1] = macs[i];
+            key.fill(lanes[i].key);
         }
+        used = used.max(2 * n);
         k.encrypt_many(&mut buf[..2 * n], &keys[..2 * n]);
         for (pair, &i) in buf.chunks_exact(2).zip(&tails[..n]) {
             let io = lanes[i].io;
@@ -553,7 +559,7 @@ fn cfb_mac_tails(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [Block], me
             wipe(&mut input);
         }
     }
-    buf.iter_mut().for_each(wipe);
+    buf[..used].iter_mut().for_each(wipe);
 }
 
 /// A non-empty lane's `T ^ C_m` for [`finalise`]: on encryption the message phase left it in

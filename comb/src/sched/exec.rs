@@ -138,6 +138,15 @@ fn run_comb<'a, R: ChainRule, L: HasLane<'a>>(
     }
 }
 
+/// How a window of `n >= 1` lanes is cut into kernel calls of at most `max` registers of
+/// `per_reg` lanes each: calls of near-equal size, cut on register boundaries (so each call's
+/// lanes keep their pairs and key rows). Returns the registers per call (the last call may
+/// have fewer).
+fn regs_per_call(n: usize, max: usize, per_reg: usize) -> usize {
+    let regs = n.div_ceil(per_reg).max(1);
+    regs.div_ceil(regs.div_ceil(max))
+}
+
 /// The kernel's contract, checked once per window (lanes, not blocks): no lane is asked for
 /// blocks it does not have. Lanes run in lockstep, so they need one round count (run_chain
 /// partitions by key size); a mismatch would give wrong output, not an out-of-bounds access
@@ -159,8 +168,7 @@ fn run_window_ni<R: ChainRule>(
     if count == 0 {
         return;
     }
-    let calls = lanes.len().div_ceil(MAX_KERNEL_LANES);
-    for chunk in lanes.chunks_mut(lanes.len().div_ceil(calls.max(1)).max(1)) {
+    for chunk in lanes.chunks_mut(regs_per_call(lanes.len(), MAX_KERNEL_LANES, 1)) {
         let shared = chunk.iter().all(|l| core::ptr::eq(l.key, chunk[0].key));
         macro_rules! call {
             ($($n:literal)*) => {
@@ -207,8 +215,7 @@ fn run_window_vaes<R: ChainRule>(
     if count == 0 || lanes.is_empty() {
         return;
     }
-    let regs = lanes.len().div_ceil(2);
-    let per_call = regs.div_ceil(regs.div_ceil(MAX_KERNEL_REGISTERS));
+    let per_call = regs_per_call(lanes.len(), MAX_KERNEL_REGISTERS, 2);
     let shared = keys.shared();
     let mut first = 0;
     for chunk in lanes.chunks_mut(2 * per_call) {
@@ -332,9 +339,7 @@ fn cfb_mac_window(
         return;
     }
     if let (Kernels::Vaes256(_), 2..) = (k, lanes.len()) {
-        let regs = lanes.len().div_ceil(2);
-        let max = MAX_KERNEL_REGISTERS / 2;
-        let per_call = regs.div_ceil(regs.div_ceil(max));
+        let per_call = regs_per_call(lanes.len(), MAX_KERNEL_REGISTERS / 2, 2);
         let shared = keys.shared();
         let mut first = 0;
         for (chunk, chunk_macs) in lanes
@@ -370,9 +375,7 @@ fn cfb_mac_window(
         }
         return;
     }
-    let max = MAX_KERNEL_LANES / 2;
-    let calls = lanes.len().div_ceil(max);
-    let per_call = lanes.len().div_ceil(calls);
+    let per_call = regs_per_call(lanes.len(), MAX_KERNEL_LANES / 2, 1);
     for (chunk, chunk_macs) in lanes.chunks_mut(per_call).zip(macs.chunks_mut(per_call)) {
         let shared = chunk.iter().all(|l| core::ptr::eq(l.key, chunk[0].key));
         macro_rules! call {

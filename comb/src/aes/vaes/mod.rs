@@ -180,7 +180,18 @@ struct Pair<'a> {
     hi_live: bool,
 }
 
-impl Pair<'_> {
+impl<'a> Pair<'a> {
+    /// Registers `0..N` of a window of `2N - 1` or `2N` lanes: lanes `2r` and `2r + 1`, an
+    /// odd count's last register a shadow of its low lane.
+    fn of_lanes<const N: usize>(lanes: &[ChainLane<'a>]) -> [Pair<'a>; N] {
+        let n = lanes.len();
+        core::array::from_fn(|r| Pair {
+            lo: lanes[2 * r].io,
+            hi: lanes[(2 * r + 1).min(n - 1)].io,
+            hi_live: 2 * r + 1 < n,
+        })
+    }
+
     /// Block `i` of both lanes. Caller guarantees `16 * (i + 1)` is within both inputs.
     #[inline]
     #[target_feature(enable = "avx")]
@@ -256,25 +267,12 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     debug_assert!(keys.len() >= if SHARED { 1 } else { N });
     debug_assert!(lanes.iter().all(|l| start + count <= l.blocks));
     let rounds = lanes[0].key.rounds.min(14);
-    let pairs: [Pair<'_>; N] = core::array::from_fn(|r| Pair {
-        lo: lanes[2 * r].io,
-        hi: lanes[(2 * r + 1).min(n - 1)].io,
-        hi_live: 2 * r + 1 < n,
-    });
+    let pairs: [Pair<'_>; N] = Pair::of_lanes(lanes);
     let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
     let zero = _mm256_setzero_si256();
     const { assert!(!R::CHAIN_FIX1 || R::CHAIN_IS_DATA) };
     const { assert!(!(R::CHAIN_IS_DATA && (R::INPUT_XORS_DATA || R::CHAIN_XORS_DATA))) };
-    let fix = _mm256_set_epi32(
-        0,
-        0,
-        0,
-        super::lanes::FIX1_BIT,
-        0,
-        0,
-        0,
-        super::lanes::FIX1_BIT,
-    );
+    let fix = fix1_bits();
 
     // SAFETY (all loads/stores below): block indices are in start..start+count, within every
     // lane's `blocks`, so inside its input and (for writing rules) its output; the shadow
@@ -407,22 +405,9 @@ pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool>(
     debug_assert!(keys.len() >= if SHARED { 1 } else { N });
     debug_assert!(lanes.iter().all(|l| start + count <= l.blocks));
     let rounds = lanes[0].key.rounds.min(14);
-    let pairs: [Pair<'_>; N] = core::array::from_fn(|r| Pair {
-        lo: lanes[2 * r].io,
-        hi: lanes[(2 * r + 1).min(n - 1)].io,
-        hi_live: 2 * r + 1 < n,
-    });
+    let pairs: [Pair<'_>; N] = Pair::of_lanes(lanes);
     let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
-    let fix = _mm256_set_epi32(
-        0,
-        0,
-        0,
-        super::lanes::FIX1_BIT,
-        0,
-        0,
-        0,
-        super::lanes::FIX1_BIT,
-    );
+    let fix = fix1_bits();
     let fix_k0: [__m256i; N] = core::array::from_fn(|r| _mm256_and_si256(key(r).row(0), fix));
     // Register r's two lanes' values (the shadow high half of an odd last register copies
     // its low lane), whitened.
@@ -473,6 +458,14 @@ pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool>(
             _mm256_xor_si256(b[r], k0),
         );
     }
+}
+
+/// The bit `fix1` sets, in both lanes of a register.
+#[inline]
+#[target_feature(enable = "avx")]
+fn fix1_bits() -> __m256i {
+    let b = super::lanes::FIX1_BIT;
+    _mm256_set_epi32(0, 0, 0, b, 0, 0, 0, b)
 }
 
 /// Two blocks as one register, `lo` in the low 128 bits.
