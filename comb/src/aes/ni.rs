@@ -209,7 +209,7 @@ fn key_of<'k, const N: usize, const SHARED: bool>(keys: &[&'k AesKey; N], j: usi
 }
 
 /// The keys and I/O of a window kernel's lanes, as arrays the optimiser keeps in registers.
-#[inline]
+#[inline(always)]
 fn keys_and_io<'a, const N: usize>(
     lanes: &[ChainLane<'a>; N],
 ) -> ([&'a AesKey; N], [IoPtrs<'a>; N]) {

@@ -183,6 +183,8 @@ struct Pair<'a> {
 impl<'a> Pair<'a> {
     /// Registers `0..N` of a window of `2N - 1` or `2N` lanes: lanes `2r` and `2r + 1`, an
     /// odd count's last register a shadow of its low lane.
+    // Always inlined: as a call it returned the array through memory (4.6% of CFB's samples).
+    #[inline(always)]
     fn of_lanes<const N: usize>(lanes: &[ChainLane<'a>]) -> [Pair<'a>; N] {
         let n = lanes.len();
         core::array::from_fn(|r| Pair {
