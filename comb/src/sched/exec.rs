@@ -338,7 +338,7 @@ fn cfb_mac_window(
     if count == 0 || lanes.is_empty() {
         return;
     }
-    if let (Kernels::Vaes256(_), 2..) = (k, lanes.len()) {
+    if let (Kernels::Vaes256(_vaes), 2..) = (k, lanes.len()) {
         let per_call = regs_per_call(lanes.len(), MAX_KERNEL_REGISTERS / 2, 2);
         let shared = keys.shared();
         let mut first = 0;
@@ -353,7 +353,7 @@ fn cfb_mac_window(
                     match chunk.len().div_ceil(2) {
                         $($n => {
                             assert!(rows.len() >= if shared { 1 } else { $n });
-                            // SAFETY: the kernels value proves AVX2 and VAES; the chunk has
+                            // SAFETY: the token `_vaes` proves AVX2 and VAES; the chunk has
                             // 2n - 1 or 2n lanes and as many MAC states, each lane with start +
                             // count blocks (checked above) and one round count (checked by the
                             // caller); `rows` are this chunk's registers' rows of the group
@@ -375,6 +375,8 @@ fn cfb_mac_window(
         }
         return;
     }
+    // The proof that the CPU has AES-NI, which every backend's kernels imply.
+    let _ni: NiToken = k.ni();
     let per_call = regs_per_call(lanes.len(), MAX_KERNEL_LANES / 2, 1);
     for (chunk, chunk_macs) in lanes.chunks_mut(per_call).zip(macs.chunks_mut(per_call)) {
         let shared = chunk.iter().all(|l| core::ptr::eq(l.key, chunk[0].key));
@@ -386,10 +388,9 @@ fn cfb_mac_window(
                             chunk.try_into().unwrap_or_else(|_| unreachable!());
                         let m: &mut [Block; $n] =
                             chunk_macs.try_into().unwrap_or_else(|_| unreachable!());
-                        // SAFETY: AES-NI is proven by the kernels value (every backend has
-                        // it); every lane has start + count blocks (checked above) and one
-                        // round count (checked by the caller); `shared` was checked on this
-                        // very chunk.
+                        // SAFETY: `_ni` proves AES-NI; every lane has start + count blocks
+                        // (checked above) and one round count (checked by the caller);
+                        // `shared` was checked on this very chunk.
                         unsafe {
                             if shared {
                                 ni::cfb_mac_window::<$n, true>(arr, m, start, count)
