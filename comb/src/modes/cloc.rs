@@ -241,9 +241,7 @@ pub(crate) struct Lane<'k> {
     io: IoPtrs<'k>,
     ad: &'k [u8],
     nonce: &'k [u8],
-    /// The AD chain value, then `V`; on the single path's encryption then the keystream
-    /// block of the next message block. The batch path and decryption keep `V` here after
-    /// the AD phase (the passes' chain lanes carry the chains).
+    /// The AD chain value, then `V` (the message chains run in the passes' own lanes).
     es: Block,
     /// The MAC chain value; after encryption's message phase, `T_{m-1} ^ C_m`; after the
     /// finalisation, the tag block.
@@ -440,8 +438,8 @@ fn process_batch<S: Scheme>(
 /// pass), the first MAC block `T_0 = E(mac_seed(V))` (in `ts`), batched across lanes step by
 /// step: all lanes' step-`s` blocks are independent, so each step is one multi-key cipher
 /// call per [`CHUNK`] lanes. The lanes of a chunk are taken longest AD first, so the lanes
-/// still running at any step are a prefix. Lane `i` runs its AD steps `0..ad_steps` and then
-/// the seed as step `ad_steps`.
+/// still running at any step are a prefix. Lane `i` runs its AD steps `0..ad_steps` and then,
+/// with `seed`, the seed as step `ad_steps`.
 ///
 /// (With empty AD, as on the realistic mix, that is one batched call for the whole batch, two
 /// with the seed, one block per job each: no plan and no per-step lane views, which the
