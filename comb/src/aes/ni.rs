@@ -531,8 +531,9 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
 /// independent blocks in flight.
 ///
 /// The last round folds `k_last ^ k_0 ^ M` (the CFB chain's output is then `s = C ^ k_0`): the
-/// next CFB input is `(s | m) ^ (k_0 & m)` as in [`chain_window`], and the next MAC input,
-/// whitened, is `T ^ s`: one vector op after the MAC's own last round.
+/// next CFB input, whitened, `fix1(C) ^ k_0`, is `(s | m) ^ (k_0 & m)` for the bit mask `m`
+/// (`k_0 & m` a per-lane constant), and the next MAC input, whitened, is `T ^ s`: one vector
+/// op after the MAC's own last round.
 ///
 /// # Safety
 /// As for [`chain_window`].
