@@ -440,6 +440,8 @@ pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool>(
     for i in start..start + count {
         // Opaque to the optimiser, as in `chain_window`: one index register for all lanes.
         let i = core::hint::black_box(i);
+        // The message blocks, loaded before this step's stores (see `chain_window`).
+        let ps: [__m256i; N] = core::array::from_fn(|r| unsafe { pairs[r].load(i) });
         for rd in 1..rounds {
             for r in 0..N {
                 let k = key(r).row(rd);
@@ -448,7 +450,7 @@ pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool>(
             }
         }
         for r in 0..N {
-            let p = unsafe { pairs[r].load(i) };
+            let p = ps[r];
             let s = _mm256_aesenclast_epi128(a[r], _mm256_xor_si256(key(r).row(FOLD), p));
             let t = _mm256_aesenclast_epi128(b[r], key(r).row(rounds));
             unsafe { pairs[r].store(i, _mm256_xor_si256(s, key(r).row(0))) };
