@@ -276,19 +276,9 @@ impl Drop for Lane<'_> {
     }
 }
 
-/// A phase of the lanes as the stepper sees it: a view of one lane.
-trait View<'a, 'k>: StepLane<'k> {
-    fn of(lane: &'a mut Lane<'k>) -> Self;
-}
-
-/// The single path's AD chain (and SILC's nonce block): one block per step.
+/// The single path's AD chain (and SILC's nonce block) as the stepper sees it: one block per
+/// step, the view on the stack (no allocation per message).
 struct AdPhase<'a, 'k, S>(&'a mut Lane<'k>, PhantomData<S>);
-
-impl<'a, 'k, S: Scheme> View<'a, 'k> for AdPhase<'a, 'k, S> {
-    fn of(lane: &'a mut Lane<'k>) -> Self {
-        AdPhase(lane, PhantomData)
-    }
-}
 
 impl<'k, S: Scheme> StepLane<'k> for AdPhase<'_, 'k, S> {
     const WIDTH: usize = 1;
@@ -307,12 +297,6 @@ impl<'k, S: Scheme> StepLane<'k> for AdPhase<'_, 'k, S> {
     fn store(&mut self, step: usize, outputs: &[Block]) {
         self.0.es = S::ad_output(&outputs[0], self.0.ad, step);
     }
-}
-
-/// Runs one phase over one lane (the single path): the view lives on the stack, no
-/// allocation per message.
-fn drive<'a, 'k: 'a, V: View<'a, 'k>>(k: Kernels, lane: &'a mut Lane<'k>) {
-    run_steps(k, &mut [V::of(lane)], Path::Single);
 }
 
 /// Runs the scheme `S` over validated jobs (key, nonce, tag length and direction, output room
@@ -346,7 +330,7 @@ pub(crate) fn run_scheme<S: Scheme>(
 /// by side on the xmm CFB+MAC kernel), the finalisation and, on decryption, the tag check and
 /// the keystream if it matched.
 fn process_single<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], l: &mut Lane<'_>, op: Op) {
-    drive::<AdPhase<'_, '_, S>>(k, l);
+    run_steps(k, &mut [AdPhase::<S>(l, PhantomData)], Path::Single);
     let v = S::v(&l.es, l.ad, l.nonce);
     l.es = v;
     l.ts = S::mac_seed(&v);
