@@ -1001,18 +1001,32 @@ fn dbl_blocks(v: __m256i) -> __m256i {
 #[inline]
 #[target_feature(enable = "avx2")]
 fn times_x16_blocks(v: __m256i) -> __m256i {
-    let swap = _mm256_setr_epi8(
-        15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
-        5, 4, 3, 2, 1, 0,
-    );
+    let swap = block_swap();
     let int = _mm256_shuffle_epi8(v, swap);
-    let t = _mm256_srli_si256::<14>(int);
-    let red = _mm256_xor_si256(
-        _mm256_xor_si256(t, _mm256_slli_epi64::<1>(t)),
-        _mm256_xor_si256(_mm256_slli_epi64::<2>(t), _mm256_slli_epi64::<7>(t)),
-    );
+    let red = times_reduction(_mm256_srli_si256::<14>(int));
     let int = _mm256_xor_si256(_mm256_slli_si256::<2>(int), red);
     _mm256_shuffle_epi8(int, swap)
+}
+
+/// The byte order that turns both lanes' masks into big-endian integers and back.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn block_swap() -> __m256i {
+    _mm256_setr_epi8(
+        15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+        5, 4, 3, 2, 1, 0,
+    )
+}
+
+/// `t·(x^7 + x^2 + x + 1)` per 64-bit word, for the bits `t` a shift left pushed out of a
+/// block (fewer than 57 of them, so the product fits the word): what they reduce to.
+#[inline]
+#[target_feature(enable = "avx2")]
+fn times_reduction(t: __m256i) -> __m256i {
+    _mm256_xor_si256(
+        _mm256_xor_si256(t, _mm256_slli_epi64::<1>(t)),
+        _mm256_xor_si256(_mm256_slli_epi64::<2>(t), _mm256_slli_epi64::<7>(t)),
+    )
 }
 
 /// Multiplication by x^k (k <= 56) of both lanes of `v`, masks as blocks: as integers, a
@@ -1025,21 +1039,14 @@ fn times_x16_blocks(v: __m256i) -> __m256i {
 #[target_feature(enable = "avx2")]
 fn times_xk_blocks(v: __m256i, k: usize) -> __m256i {
     debug_assert!(k <= 56);
-    let swap = _mm256_setr_epi8(
-        15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
-        5, 4, 3, 2, 1, 0,
-    );
+    let swap = block_swap();
     let int = _mm256_shuffle_epi8(v, swap);
     let up = _mm_cvtsi32_si128(k as i32);
     let down = _mm_cvtsi32_si128(64 - k as i32);
     // Each word's top k bits: the low word's carry into the high word, the high word's out.
     let spill = _mm256_srl_epi64(int, down);
     let shifted = _mm256_xor_si256(_mm256_sll_epi64(int, up), _mm256_slli_si256::<8>(spill));
-    let t = _mm256_srli_si256::<8>(spill);
-    let red = _mm256_xor_si256(
-        _mm256_xor_si256(t, _mm256_slli_epi64::<1>(t)),
-        _mm256_xor_si256(_mm256_slli_epi64::<2>(t), _mm256_slli_epi64::<7>(t)),
-    );
+    let red = times_reduction(_mm256_srli_si256::<8>(spill));
     _mm256_shuffle_epi8(_mm256_xor_si256(shifted, red), swap)
 }
 
