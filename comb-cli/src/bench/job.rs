@@ -57,6 +57,9 @@ pub const BATCH: usize = 64;
 pub const LENGTHS: [usize; 5] = [128, 256, 512, 1024, 2048];
 /// Lengths of the cycles-per-byte-against-length plot and the heat map (papers/000 Fig. 3–4).
 pub const PLOT_LENGTHS: [usize; 7] = [32, 64, 128, 256, 512, 1024, 2048];
+/// The same with `--quick`: every other one. The length curves (every mode, sequential and
+/// comb) and the heat maps were more than half of the quick job's time.
+pub const QUICK_PLOT_LENGTHS: [usize; 4] = [32, 128, 512, 2048];
 
 /// A resolved command.
 #[derive(Clone, Debug)]
@@ -134,14 +137,23 @@ fn resolve_dist(a: &Options) -> Result<Vec<Dist>, String> {
 
 /// Turns the options into a plan.
 /// The main job's lane sweep: 1..=16, and up to 32 in steps of 4 for a backend whose
-/// default is wider than 8 (two lanes per register).
-fn sweep_lanes() -> Vec<usize> {
+/// default is wider than 8 (two lanes per register). With `--quick`, every other count from
+/// 4 up (and 24, 32 on a wide backend): the lane sweep and the heat maps are most of the quick
+/// job's samples, and at 20 lane counts it took 30 s on a slow Zen 3 VM.
+fn sweep_lanes(quick: bool) -> Vec<usize> {
     let default = comb::Engine::new()
         .and_then(|e| comb::Engine::untuned(e.backend()))
         .map_or(8, |e| e.lanes(Algorithm::AesCbc, Op::Encrypt));
-    let mut lanes: Vec<usize> = (1..=16).collect();
-    if default > 8 {
-        lanes.extend([20, 24, 28, 32]);
+    let wide = default > 8;
+    let mut lanes: Vec<usize> = if quick {
+        [1, 2, 3].into_iter().chain((4..=16).step_by(2)).collect()
+    } else {
+        (1..=16).collect()
+    };
+    match (wide, quick) {
+        (true, false) => lanes.extend([20, 24, 28, 32]),
+        (true, true) => lanes.extend([24, 32]),
+        (false, _) => {}
     }
     lanes
 }
@@ -223,8 +235,13 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
                 sc(SWEEP_SAMPLES, SWEEP_CALLS)
             };
 
-            let lanes = LaneSpec::List(sweep_lanes());
-            let plot_lengths: Vec<Dist> = PLOT_LENGTHS.iter().map(|&n| Dist::Fixed(n)).collect();
+            let lanes = LaneSpec::List(sweep_lanes(quick));
+            let plot_lengths: &[usize] = if quick {
+                &QUICK_PLOT_LENGTHS
+            } else {
+                &PLOT_LENGTHS
+            };
+            let plot_lengths: Vec<Dist> = plot_lengths.iter().map(|&n| Dist::Fixed(n)).collect();
             let chained_dec: Vec<Algorithm> = Algorithm::ALL
                 .iter()
                 .copied()
@@ -559,6 +576,26 @@ mod tests {
             (QUICK_SAMPLES, QUICK_CALLS),
             (QUICK_SWEEP_SAMPLES, QUICK_SWEEP_CALLS),
         );
+        // Coarser sweeps: fewer lane counts and plot lengths than the main job's.
+        let lanes_of = |p: &Plan| match &p.sweeps[1].lanes {
+            LaneSpec::List(l) => l.clone(),
+            other => panic!("the lane sweep is a list, not {other:?}"),
+        };
+        let (full, coarse) = (lanes_of(&p), lanes_of(&q));
+        assert!(coarse.len() < full.len() && coarse.iter().all(|l| full.contains(l)));
+        assert_eq!(full[..16], (1..=16).collect::<Vec<_>>());
+        assert_eq!(coarse[..10], [1, 2, 3, 4, 6, 8, 10, 12, 14, 16]);
+        let fixed = |d: &[Dist]| -> Vec<usize> {
+            d.iter()
+                .map(|d| match d {
+                    Dist::Fixed(n) => *n,
+                    other => panic!("a fixed length, not {other:?}"),
+                })
+                .collect()
+        };
+        assert_eq!(fixed(&p.sweeps[3].dists), PLOT_LENGTHS);
+        assert_eq!(fixed(&q.sweeps[3].dists), QUICK_PLOT_LENGTHS);
+        assert_eq!(fixed(&q.sweeps[4].dists), QUICK_PLOT_LENGTHS);
         let e = plan_of(&["--engines", "sequential,comb,openssl"]).unwrap();
         assert_eq!(e.kind, Kind::Main);
         assert_eq!(e.engines.len(), 3);

@@ -3,7 +3,7 @@
 //! of papers/000 Figures 3–4).
 
 use super::measure::Measured;
-use super::pngtext::PngBackend;
+use super::pngtext::{self, PngBackend};
 use super::spec::mode_key;
 use super::table::primary;
 use plotters::coord::Shift;
@@ -15,6 +15,8 @@ fn err<E: std::fmt::Display>(e: E) -> String {
 }
 
 const FONT: &str = "sans-serif";
+/// Font size of a heat map's title.
+const HEAT_TITLE: u32 = 20;
 
 /// Distinguishable line colours (Okabe–Ito), then repeated.
 fn color(i: usize) -> RGBColor {
@@ -386,7 +388,7 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(err)?;
-    let area = root.titled(&h.title, (FONT, 20)).map_err(err)?;
+    let area = root.titled(&h.title, (FONT, HEAT_TITLE)).map_err(err)?;
     let (w, _) = area.dim_in_pixel();
     let (main, key) = area.split_horizontally(w.saturating_sub(120));
     let vals: Vec<f64> = h
@@ -598,7 +600,10 @@ pub fn write_all(dir: &Path, input: &PlotInput<'_>) -> Result<Vec<PathBuf>, Stri
     }
     for h in heats(&input.heat) {
         let height = (36 * h.lanes.len() as u32 + 160).max(420);
-        let size = (110 * h.lens.len() as u32 + 260, height);
+        // Wide enough for the title too: with few lengths (--quick has four) the PNG's
+        // bitmap font ran past both edges.
+        let title = pngtext::text_size(&h.title, HEAT_TITLE.into()).0 + 40;
+        let size = ((110 * h.lens.len() as u32 + 260).max(title), height);
         both(
             dir,
             &h.name,
