@@ -58,7 +58,7 @@ pub const LENGTHS: [usize; 5] = [128, 256, 512, 1024, 2048];
 /// Lengths of the cycles-per-byte-against-length plot and the heat map (papers/000 Fig. 3–4).
 pub const PLOT_LENGTHS: [usize; 7] = [32, 64, 128, 256, 512, 1024, 2048];
 /// The same with `--quick`: every other one. The length curves (every mode, sequential and
-/// comb) and the heat maps were more than half of the quick job's time.
+/// comb) were the quick job's largest secondary phase: 7.3 s of 28 s on a slow Zen 3 VM.
 pub const QUICK_PLOT_LENGTHS: [usize; 4] = [32, 128, 512, 2048];
 
 /// A resolved command.
@@ -135,11 +135,10 @@ fn resolve_dist(a: &Options) -> Result<Vec<Dist>, String> {
     }
 }
 
-/// Turns the options into a plan.
 /// The main job's lane sweep: 1..=16, and up to 32 in steps of 4 for a backend whose
 /// default is wider than 8 (two lanes per register). With `--quick`, every other count from
-/// 4 up (and 24, 32 on a wide backend): the lane sweep and the heat maps are most of the quick
-/// job's samples, and at 20 lane counts it took 30 s on a slow Zen 3 VM.
+/// 4 up (and 24, 32 on a wide backend): the lane sweep and the heat maps took 58% of the quick
+/// job's samples at 20 lane counts, and the job 30 s on a slow Zen 3 VM.
 fn sweep_lanes(quick: bool) -> Vec<usize> {
     let default = comb::Engine::new()
         .and_then(|e| comb::Engine::untuned(e.backend()))
@@ -173,6 +172,7 @@ fn default_engines(kind: Kind) -> Vec<String> {
         .collect()
 }
 
+/// Turns the options into a plan.
 pub fn plan(a: &Options) -> Result<Plan, String> {
     if ![128, 192, 256].contains(&a.key_bits) {
         return Err(format!("--key-bits {} (128, 192 or 256)", a.key_bits));
