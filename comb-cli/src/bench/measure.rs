@@ -425,8 +425,8 @@ mod tests {
                     successors[w[0]].insert(w[1]);
                 }
             }
-            // With three or more configurations none keeps one successor throughout (the
-            // rotating start it replaces kept every successor but one).
+            // With three or more configurations none keeps one successor throughout (under
+            // the rotating start it replaces, each had exactly one).
             if n >= 3 {
                 assert!(successors.iter().all(|s| s.len() > 1), "n={n}");
             }

@@ -213,8 +213,8 @@ impl<'a> Pair<'a> {
     /// The high half's store (`vextracti128` to memory) is a real cost of the chain kernel:
     /// with it left out (a wrong-output experiment) CBC at 2048 B ran 13% faster on Zen 3
     /// (0.184-0.191 against 0.214-0.219 TSC cycles/byte, in-process loop). Neither way around
-    /// it paid: a `vpmaskmovd` store of the upper half ran 2.4x slower (microcoded there),
-    /// and the pair stored whole into a stack slot, its upper half reloaded and stored from
+    /// it paid: a `vpmaskmovd` store of the upper half ran 2.4x slower, and the pair
+    /// stored whole into a stack slot, its upper half reloaded and stored from
     /// there, ran 8% slower (reloaded at once) and 16-24% slower (one step later). Loading
     /// the pair as a broadcast and a blend instead of `vinserti128` changed nothing.
     #[inline]
