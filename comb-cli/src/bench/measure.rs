@@ -16,7 +16,7 @@
 use super::engines::{Batch, Prepared};
 use super::stats::Summary;
 use super::timer;
-use super::workload::Dist;
+use super::workload::{Dist, Rng};
 use comb::{AesKey, Algorithm, Engine, Job, Op};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -320,7 +320,7 @@ pub fn progress(total: u64) -> ProgressBar {
 }
 
 /// The order of round `s` over `n` configurations: a permutation drawn afresh each round
-/// (Fisher-Yates from a SplitMix64 stream seeded with `s`, so runs repeat), so that no
+/// (Fisher-Yates from the workloads' [`Rng`] seeded with `s`, so runs repeat), so that no
 /// configuration always follows the same one. Configurations are built engine by engine within
 /// a mode, and the rotating start this replaces kept that order, so `comb` always came right
 /// after `sequential` of the same mode. That matters on the Zen 3 VM at times: in one spell,
@@ -329,18 +329,10 @@ pub fn progress(total: u64) -> ProgressBar {
 /// than alone; half an hour later neither showed. A/B runs of this order against the old one fell
 /// in such a slow spell and showed no difference either way.
 fn round_order(n: usize, s: usize) -> Vec<usize> {
-    let mut state = (s as u64).wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut next = || {
-        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    };
+    let mut rng = Rng::new(s as u64);
     let mut order: Vec<usize> = (0..n).collect();
     for i in (1..n).rev() {
-        let j = (next() % (i as u64 + 1)) as usize;
-        order.swap(i, j);
+        order.swap(i, rng.range(0, i));
     }
     order
 }
