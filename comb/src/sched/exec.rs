@@ -1,7 +1,8 @@
-//! The comb executor: walks a [`Plan`](super::plan::Plan) and calls the lane kernel
-//! instantiated for each window's lane count, once per window.
+//! The comb executor: walks the comb schedule (the sorted [`Order`](super::plan::Order), its
+//! groups and their windows, as [`plan`](super::plan::plan) would lay them out) and calls the
+//! lane kernel instantiated for each window's lane count, once per window.
 
-use super::plan::plan;
+use super::plan::{group_windows, order_by_decreasing_length};
 use crate::aes::vaes::{self, GroupKeys};
 use crate::aes::{ni, ChainLane, ChainRule, Kernels, Lanes};
 use crate::block::Block;
@@ -111,19 +112,17 @@ fn run_comb<'a, R: ChainRule, L: HasLane<'a>>(
     p: usize,
     done: &mut impl FnMut(&mut [L], &[usize]),
 ) {
-    let lengths: Vec<usize> = items.iter().map(|i| i.lane().blocks).collect();
-    let plan = plan(&lengths, p);
+    let order = order_by_decreasing_length(items.len(), |i| items[i].lane().blocks);
     let mut group = Lanes(Vec::with_capacity(p));
     let mut keys = GroupKeys::default();
-    for g in &plan.groups {
-        let members = plan.members(g);
+    for members in order.groups(p) {
         group.clear();
         group.extend(members.iter().map(|&m| *items[m].lane()));
         if let Kernels::Vaes256(_) = k {
             keys.assign(group.iter().map(|l| l.key));
         }
         let mut done_blocks = 0;
-        for w in plan.windows_of(g) {
+        for w in group_windows(members.len(), |i| items[members[i]].lane().blocks) {
             let lanes = &mut group[..w.lanes];
             match k {
                 Kernels::Ni(t) => run_window_ni::<R>(t, lanes, done_blocks, w.blocks),
@@ -269,13 +268,11 @@ pub(crate) fn run_cfb_mac_then<'a>(
     );
     match path {
         Path::Comb { lanes: p } if lanes.len() > 1 => {
-            let lengths: Vec<usize> = lanes.iter().map(|l| l.blocks).collect();
-            let plan = plan(&lengths, p);
+            let order = order_by_decreasing_length(lanes.len(), |i| lanes[i].blocks);
             let mut group = Lanes(Vec::with_capacity(p));
             let mut group_macs = Zeroizing::new(Vec::with_capacity(p));
             let mut keys = GroupKeys::default();
-            for g in &plan.groups {
-                let members = plan.members(g);
+            for members in order.groups(p) {
                 group.clear();
                 group.extend(members.iter().map(|&m| lanes[m]));
                 group_macs.clear();
@@ -284,7 +281,7 @@ pub(crate) fn run_cfb_mac_then<'a>(
                     keys.assign(group.iter().map(|l| l.key));
                 }
                 let mut done_blocks = 0;
-                for w in plan.windows_of(g) {
+                for w in group_windows(members.len(), |i| lanes[members[i]].blocks) {
                     let n = w.lanes;
                     cfb_mac_window(
                         k,

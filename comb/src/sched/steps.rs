@@ -16,7 +16,7 @@
 //! pressure of pairing lanes in ymm registers.
 
 use super::exec::Path;
-use super::plan::plan;
+use super::plan::{group_windows, order_by_decreasing_length, MAX_LANES};
 use crate::aes::{AesKey, Kernels};
 use crate::block::{wipe, Block};
 
@@ -76,18 +76,19 @@ fn run_single<'k, L: StepLane<'k>>(k: Kernels, lanes: &mut [L]) {
 #[inline(never)]
 fn run_comb<'k, L: StepLane<'k>>(k: Kernels, lanes: &mut [L], p: usize) {
     let w = L::WIDTH;
-    let steps: Vec<usize> = lanes.iter().map(|l| l.steps()).collect();
-    let plan = plan(&steps, p);
+    let order = order_by_decreasing_length(lanes.len(), |i| lanes[i].steps());
     let mut blocks: Vec<Block> = vec![[0u8; 16]; p * w];
     let mut keys: Vec<&'k AesKey> = Vec::with_capacity(p * w);
-    for g in &plan.groups {
-        let members = plan.members(g);
+    for members in order.groups(p) {
         keys.clear();
         for &m in members {
             keys.extend((0..w).map(|s| lanes[m].key(s)));
         }
         let mut done = 0;
-        for win in plan.windows_of(g) {
+        // The members' step counts, read before the lanes are driven (mutably).
+        let steps: [usize; MAX_LANES] =
+            core::array::from_fn(|i| members.get(i).map_or(0, |&m| lanes[m].steps()));
+        for win in group_windows(members.len(), |i| steps[i]) {
             // (Splitting a window into two halves that alternate, so one half's glue runs
             // while the cipher works on the other's blocks, measured no faster on JAMBU at
             // 16 lanes and slower at 8: the out-of-order core already overlaps them.)
