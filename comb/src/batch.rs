@@ -302,11 +302,26 @@ impl Engine {
         // its narrower stores (a store-forwarding stall, 10% of a batch of 64-byte GCM jobs).
         let mut results: Vec<JobResult> = vec![Ok(0); jobs.len()];
         let mut prepared: Vec<Prepared<'_>> = Vec::with_capacity(jobs.len());
-        for (index, job) in jobs.iter_mut().enumerate() {
-            if let Err(e) = prepare(alg, op, job, index, &mut prepared) {
-                results[index] = Err(e);
-            }
+        // Validation with `alg` a constant: one copy of the loop per algorithm (the match is
+        // exhaustive, so none is missing), in each of which every `match alg` of `prepare`
+        // folds away. Over a runtime `alg` those matches were jump tables and branches on
+        // every job, some 15 TSC ticks of it per job on a Zen 3 VM (in-process loop, ticks per
+        // call of 64 empty jobs, 8 alternated runs): ECB 3985-4102 against 2995-3105 now, CBC
+        // 4757-4942 against 3762-3995.
+        macro_rules! prepare_each {
+            ($($a:ident)*) => {
+                match alg {
+                    $(Algorithm::$a => {
+                        prepare_all(Algorithm::$a, op, jobs, &mut results, &mut prepared)
+                    })*
+                }
+            };
         }
+        prepare_each!(
+            AesEcb AesCbc AesCbcPkcs7 AesCtr AesCfb128 AesOfb AesCmac AesGcm AesCcm AesOcb3
+            Aes128Otr Aes128Cloc Aes128Silc Aes128Jambu Aes128McoeG Aes128Copa Aes128Poet
+            Aes128PoetGf Aes128Julius Aes128CobraR
+        );
         modes::run(self.kernels, alg, op, &mut prepared, &mut results, path);
         results
     }
@@ -321,6 +336,24 @@ fn default_lanes(backend: Backend, _alg: Algorithm, _op: Op) -> usize {
     match backend {
         Backend::Ni => 8,
         Backend::Vaes256 => 16,
+    }
+}
+
+/// [`prepare`] for every job: the valid ones appended to `prepared`, each invalid one's error
+/// in its slot of `results`. Inlined into each arm of `Engine::run`'s match, where `alg` is a
+/// constant.
+#[inline(always)]
+fn prepare_all<'b>(
+    alg: Algorithm,
+    op: Op,
+    jobs: &'b mut [Job<'_>],
+    results: &mut [JobResult],
+    prepared: &mut Vec<Prepared<'b>>,
+) {
+    for (index, job) in jobs.iter_mut().enumerate() {
+        if let Err(e) = prepare(alg, op, job, index, prepared) {
+            results[index] = Err(e);
+        }
     }
 }
 
