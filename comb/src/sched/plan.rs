@@ -107,6 +107,9 @@ impl<F: Fn(usize) -> usize> Iterator for GroupWindows<F> {
 /// Batches of up to this many messages are ordered without a heap allocation ([`Order`]).
 pub(crate) const SMALL_BATCH: usize = 64;
 
+/// Small batches whose lengths are all below this are ordered by counting.
+const COUNTING_LIMIT: usize = 256;
+
 /// A batch's message indices by decreasing length, ties in input order
 /// ([`order_by_decreasing_length`]); dereferences to the indices.
 pub(crate) struct Order {
@@ -152,16 +155,41 @@ pub(crate) fn order_by_decreasing_length(n: usize, len: impl Fn(usize) -> usize)
 }
 
 /// Writes the indices `0..order.len()` into `order`, sorted by decreasing `len(i)`, ties in
-/// input order. One unstable sort of packed (complemented length, index) keys: all keys are
+/// input order. Up to [`SMALL_BATCH`] lengths all below [`COUNTING_LIMIT`]: a counting sort.
+/// Otherwise one unstable sort of packed (complemented length, index) keys: all keys are
 /// distinct, so the result equals a stable sort's, without a comparator closure. 64-bit keys
-/// when they fit (the common case: the index takes just the bits `order.len()` needs), on the
-/// stack for up to [`SMALL_BATCH`] of them; else 128-bit.
+/// when they fit (the index takes just the bits `order.len()` needs), on the stack for up to
+/// `SMALL_BATCH` of them; else 128-bit.
 fn sort_by_decreasing_length(len: impl Fn(usize) -> usize, order: &mut [usize]) {
     let n = order.len();
     // Already in order (equal lengths above all: fixed-size records, CCM's one-block
     // prefixes of jobs without AD): the identity, without sorting.
     if (1..n).all(|i| len(i - 1) >= len(i)) {
         order.iter_mut().enumerate().for_each(|(i, o)| *o = i);
+        return;
+    }
+    // Short lengths (packets in blocks), few messages: a counting sort, stable by
+    // construction, with no data-dependent branches (the comparison sort's mispredict about
+    // every other comparison). On the realistic mix it took CBC's sorting from 6.2% of the
+    // samples of an in-process loop to 2.8% (Zen 3, `perf record`).
+    let max = (0..n).map(&len).max().unwrap_or(0);
+    if n <= SMALL_BATCH && max < COUNTING_LIMIT {
+        // `at[l]`: first, then next, position of length `l` = how many are longer.
+        let mut at = [0u8; COUNTING_LIMIT];
+        for i in 0..n {
+            at[len(i)] += 1;
+        }
+        let mut longer = 0;
+        for a in at[..=max].iter_mut().rev() {
+            let count = *a;
+            *a = longer;
+            longer += count;
+        }
+        for i in 0..n {
+            let a = &mut at[len(i)];
+            order[usize::from(*a)] = i;
+            *a += 1;
+        }
         return;
     }
     // n >= 2 here, so `idx_bits` is 1..=64 - leading zeros and the length keeps the rest.
@@ -329,7 +357,8 @@ mod tests {
             presort in 0u8..3,
         ) {
             // Inputs already in order (descending, or all equal) take the identity shortcut;
-            // the others the packed-key sort: 64-bit keys on the stack (up to SMALL_BATCH
+            // lengths of 0..8 in up to 64 messages the counting sort; the others the
+            // packed-key sort: 64-bit keys on the stack (up to SMALL_BATCH
             // messages) or on the heap, or 128-bit keys when a length needs more bits than
             // the index leaves (lengths near 2^56..2^59 straddle that limit, 64 bits less
             // the index's 5 to 8, for batches of 17 to 149 messages).
