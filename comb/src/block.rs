@@ -31,6 +31,45 @@ pub(crate) fn wipe(b: &mut Block) {
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
+/// A vector of secret blocks, every block of its allocation wiped on drop with [`wipe`] (one
+/// 16-byte write each): `zeroize` on a `Vec<[u8; 16]>` writes it byte by byte, which took
+/// 5-9% of the samples of `cloc::run` (CLOC's code outside the kernels) on the realistic mix
+/// (Zen 3, `perf annotate`). The spare capacity is wiped too, as `zeroize` does: a vector
+/// reused after `clear` keeps old blocks there.
+#[derive(Default)]
+pub(crate) struct SecretBlocks(pub(crate) Vec<Block>);
+
+impl Drop for SecretBlocks {
+    fn drop(&mut self) {
+        wipe_capacity(&mut self.0);
+    }
+}
+
+/// Zeroes every block of `v`'s allocation, its length and its spare capacity, with volatile
+/// 16-byte writes.
+fn wipe_capacity(v: &mut Vec<Block>) {
+    let p = v.as_mut_ptr();
+    for i in 0..v.capacity() {
+        // SAFETY: `i` is within the allocation (capacity), which is valid for writes of whole
+        // blocks whether or not they are initialised; `Block` has no drop glue.
+        unsafe { core::ptr::write_volatile(p.add(i), [0u8; BLOCK]) };
+    }
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
+impl core::ops::Deref for SecretBlocks {
+    type Target = Vec<Block>;
+    fn deref(&self) -> &Vec<Block> {
+        &self.0
+    }
+}
+
+impl core::ops::DerefMut for SecretBlocks {
+    fn deref_mut(&mut self) -> &mut Vec<Block> {
+        &mut self.0
+    }
+}
+
 /// Whether the first `expected.len()` (1..=16) bytes of `computed` equal `expected`, in
 /// constant time: both sides masked to those bytes in one 128-bit word and compared with
 /// `subtle`'s word comparison (a xor and a mask, no data-dependent branch or early exit).
@@ -546,6 +585,21 @@ mod tests {
     use super::*;
 
     /// `wipe` zeroes exactly its 16 bytes, at any alignment.
+    #[test]
+    fn secret_blocks_wipe_their_spare_capacity_too() {
+        let mut v: Vec<Block> = Vec::with_capacity(8);
+        v.resize(v.capacity(), [0xa5; BLOCK]);
+        let cap = v.capacity();
+        v.truncate(3);
+        wipe_capacity(&mut v);
+        // SAFETY: every block of the allocation was written (0xa5, then zero), so all `cap`
+        // of them are initialised.
+        unsafe { v.set_len(cap) };
+        assert!(v.iter().all(|b| *b == [0; BLOCK]));
+        // The drop path runs the same function.
+        drop(SecretBlocks(v));
+    }
+
     #[test]
     fn wipe_zeroes_the_block_only() {
         for at in 0..16 {

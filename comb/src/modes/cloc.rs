@@ -73,14 +73,14 @@ use core::marker::PhantomData;
 
 use crate::aes::{AesKey, ChainLane, ChainRule, Kernels, Lanes};
 use crate::block::{
-    load_short, pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK,
+    load_short, pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, SecretBlocks,
+    BLOCK,
 };
 use crate::modes::cmac::CbcMac;
 use crate::modes::{keystream_tails, Prepared, TagIo};
 use crate::sched::exec::{run_cfb_mac_then, run_chain, run_chain_then, Path};
 use crate::sched::steps::{run_steps, StepLane};
 use crate::{Error, JobResult, Op};
-use zeroize::Zeroizing;
 
 /// CLOC's parameter byte for (AES, 12-byte nonce, 8-byte tag); SILC uses the same value.
 pub(crate) const PARAM: u8 = 0xC0;
@@ -392,8 +392,7 @@ fn process_batch<S: Scheme>(
             // messages are in L1) the partial last blocks: every lane's `ts` becomes `T ^ C_m`
             // and the whole ciphertext is written.
             let mut enc = Lanes(lanes.iter().map(enc_lane).collect());
-            let mut macs: Zeroizing<Vec<Block>> =
-                Zeroizing::new(lanes.iter().map(|l| S::mac_seed(&l.es)).collect());
+            let mut macs = SecretBlocks(lanes.iter().map(|l| S::mac_seed(&l.es)).collect());
             run_cfb_mac_then(k, &mut enc, &mut macs, path, |enc, macs, members| {
                 cfb_mac_tails(k, enc, macs, members)
             });

@@ -5,9 +5,8 @@
 use super::plan::{group_windows, order_by_decreasing_length};
 use crate::aes::vaes::{self, GroupKeys};
 use crate::aes::{ni, ChainLane, ChainRule, Kernels, Lanes};
-use crate::block::Block;
+use crate::block::{Block, SecretBlocks};
 use crate::cpu::{NiToken, VaesToken};
-use zeroize::Zeroizing;
 
 /// How the blocks of a set of messages are scheduled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -270,7 +269,7 @@ pub(crate) fn run_cfb_mac_then<'a>(
         Path::Comb { lanes: p } if lanes.len() > 1 => {
             let order = order_by_decreasing_length(lanes.len(), |i| lanes[i].blocks);
             let mut group = Lanes(Vec::with_capacity(p));
-            let mut group_macs = Zeroizing::new(Vec::with_capacity(p));
+            let mut group_macs = SecretBlocks(Vec::with_capacity(p));
             let mut keys = GroupKeys::default();
             for members in order.groups(p) {
                 group.clear();
