@@ -463,6 +463,7 @@ mod tests {
             done += count;
         }
         let chains: Vec<Block> = lanes.iter().map(|l| l.chain).collect();
+        drop(group_keys);
         drop(lanes);
         for j in 0..n {
             let mut one = [ChainLane {

@@ -80,16 +80,22 @@ impl Zeroize for PairKey {
 /// (the shared-key fast path), else one row per register (pair of lanes; an odd last lane
 /// is paired with itself). Reused from group to group: the rows only grow, are overwritten
 /// in place, and all of them are wiped on drop.
+///
+/// The lifetime is that of the keys: the shared row remembers which key it holds and is not
+/// filled again for the next group under the same key (a borrowed key cannot be dropped, nor
+/// another put at its address, while `'k` lasts, so an equal address is the same key).
 #[derive(Default)]
-pub(crate) struct GroupKeys {
+pub(crate) struct GroupKeys<'k> {
     rows: Vec<PairKey>,
     used: usize,
     shared: bool,
+    /// The key whose rows `rows[0]` holds from a shared-key assignment, if it still does.
+    shared_row: Option<&'k AesKey>,
 }
 
-impl GroupKeys {
+impl<'k> GroupKeys<'k> {
     /// Assembles the rows for lanes with these keys, in lane order (all of one key size).
-    pub(crate) fn assign<'k>(&mut self, keys: impl ExactSizeIterator<Item = &'k AesKey> + Clone) {
+    pub(crate) fn assign(&mut self, keys: impl ExactSizeIterator<Item = &'k AesKey> + Clone) {
         let n = keys.len();
         let mut all = keys.clone();
         let Some(first) = all.next() else {
@@ -103,9 +109,13 @@ impl GroupKeys {
             self.rows.resize(self.used, PairKey::default());
         }
         if self.shared {
-            self.rows[0].fill(first, first);
+            if !self.shared_row.is_some_and(|k| core::ptr::eq(k, first)) {
+                self.rows[0].fill(first, first);
+                self.shared_row = Some(first);
+            }
             return;
         }
+        self.shared_row = None;
         let mut keys = keys;
         for row in &mut self.rows[..self.used] {
             let lo = keys.next().unwrap_or(first);
@@ -129,7 +139,7 @@ impl GroupKeys {
     }
 }
 
-impl Drop for GroupKeys {
+impl Drop for GroupKeys<'_> {
     fn drop(&mut self) {
         for row in &mut self.rows {
             row.zeroize();
@@ -137,7 +147,7 @@ impl Drop for GroupKeys {
     }
 }
 
-impl core::fmt::Debug for GroupKeys {
+impl core::fmt::Debug for GroupKeys<'_> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         // Never print key material.
         write!(f, "GroupKeys({} rows)", self.used)
@@ -510,6 +520,60 @@ fn store_pair(lo: &mut Block, hi: Option<&mut Block>, v: __m256i) {
         _mm_storeu_si128(lo.as_mut_ptr().cast(), _mm256_castsi256_si128(v));
         if let Some(hi) = hi {
             _mm_storeu_si128(hi.as_mut_ptr().cast(), _mm256_extracti128_si256::<1>(v));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rows the kernels read (rounds `0..=rounds` and the folded last round) of `row`.
+    fn used(row: &PairKey, rounds: usize) -> Vec<[u64; 4]> {
+        (0..=rounds).chain([FOLD]).map(|i| row.0[i]).collect()
+    }
+
+    /// Those rows of a fresh fill for the pair `(lo, hi)`.
+    fn filled(lo: &AesKey, hi: &AesKey) -> Vec<[u64; 4]> {
+        let mut row = PairKey::default();
+        row.fill(lo, hi);
+        used(&row, lo.rounds)
+    }
+
+    /// Reused from group to group, the rows always hold the current group's keys: the shared
+    /// row is kept only for the same key, and refilled after per-lane rows overwrote it.
+    #[test]
+    fn group_keys_follow_every_assignment() {
+        let a = AesKey::new(&[1; 16]).unwrap();
+        let b = AesKey::new(&[2; 16]).unwrap();
+        let c = AesKey::new(&[3; 32]).unwrap();
+        let mut keys = GroupKeys::default();
+        let groups: [&[&AesKey]; 8] = [
+            &[&a, &a, &a],
+            &[&a, &a],
+            &[&b, &b, &b, &b],
+            &[&a, &a],
+            &[&b, &a, &b],
+            &[&a, &a],
+            &[&c],
+            &[&a],
+        ];
+        for group in groups {
+            keys.assign(group.iter().copied());
+            let shared = group.iter().all(|k| core::ptr::eq(*k, group[0]));
+            assert_eq!(keys.shared(), shared);
+            let rows = keys.rows_from(0);
+            if shared {
+                assert_eq!(rows.len(), 1);
+                assert_eq!(used(&rows[0], group[0].rounds), filled(group[0], group[0]));
+            } else {
+                assert_eq!(rows.len(), group.len().div_ceil(2));
+                for (r, row) in rows.iter().enumerate() {
+                    let lo = group[2 * r];
+                    let hi = group.get(2 * r + 1).copied().unwrap_or(lo);
+                    assert_eq!(used(row, lo.rounds), filled(lo, hi));
+                }
+            }
         }
     }
 }
