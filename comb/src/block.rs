@@ -36,7 +36,6 @@ pub(crate) fn wipe(b: &mut Block) {
 /// 5-9% of the samples of `cloc::run` (CLOC's code outside the kernels) on the realistic mix
 /// (Zen 3, `perf annotate`). The spare capacity is wiped too, as `zeroize` does: a vector
 /// reused after `clear` keeps old blocks there.
-#[derive(Default)]
 pub(crate) struct SecretBlocks(pub(crate) Vec<Block>);
 
 impl Drop for SecretBlocks {
@@ -584,7 +583,7 @@ pub(crate) fn test_bytes(seed: u64, n: usize) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    /// `wipe` zeroes exactly its 16 bytes, at any alignment.
+    /// `SecretBlocks` zero the blocks past their length too.
     #[test]
     fn secret_blocks_wipe_their_spare_capacity_too() {
         let mut v: Vec<Block> = Vec::with_capacity(8);
@@ -600,6 +599,7 @@ mod tests {
         drop(SecretBlocks(v));
     }
 
+    /// `wipe` zeroes exactly its 16 bytes, at any alignment.
     #[test]
     fn wipe_zeroes_the_block_only() {
         for at in 0..16 {
