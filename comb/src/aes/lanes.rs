@@ -60,10 +60,24 @@ pub(crate) struct Lanes<'a>(pub(crate) Vec<ChainLane<'a>>);
 
 impl Drop for Lanes<'_> {
     fn drop(&mut self) {
-        for lane in &mut self.0 {
-            crate::block::wipe(&mut lane.chain);
+        wipe_chains(&mut self.0);
+    }
+}
+
+/// Zeroes the chaining value of every slot of `v`'s allocation, its lanes and its spare
+/// capacity: the executors reuse one group vector after `clear`, so a last group shorter than
+/// the others leaves earlier groups' final chains (a CMAC chain is as secret as the tag) in
+/// slots past its length. The same as [`crate::block::SecretBlocks`] does for blocks.
+fn wipe_chains(v: &mut Vec<ChainLane<'_>>) {
+    let p = v.as_mut_ptr();
+    for i in 0..v.capacity() {
+        // SAFETY: slot `i` is inside the allocation; writing one field through a raw pointer
+        // neither reads nor drops the slot, initialised or not (`ChainLane` has no drop glue).
+        unsafe {
+            core::ptr::write_volatile(core::ptr::addr_of_mut!((*p.add(i)).chain), [0u8; 16]);
         }
     }
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
 impl<'a> core::ops::Deref for Lanes<'a> {
@@ -158,3 +172,33 @@ macro_rules! dispatch_pairs {
     };
 }
 pub(crate) use dispatch_pairs;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::block::IoPtrs;
+
+    /// The chains of lanes past the vector's length are zeroed too.
+    #[test]
+    fn lanes_wipe_the_chains_of_their_spare_capacity_too() {
+        let key = AesKey::new(&[7; 16]).unwrap();
+        let input = [0u8; 32];
+        let lane = ChainLane {
+            io: IoPtrs::read_only(&input),
+            chain: [0xa5; 16],
+            key: &key,
+            blocks: 2,
+        };
+        let mut v: Vec<ChainLane<'_>> = Vec::with_capacity(4);
+        v.resize(v.capacity(), lane);
+        let cap = v.capacity();
+        v.truncate(1);
+        wipe_chains(&mut v);
+        // SAFETY: all `cap` slots were initialised by `resize`; the wipe wrote only their
+        // chains.
+        unsafe { v.set_len(cap) };
+        assert!(v.iter().all(|l| l.chain == [0; 16] && l.blocks == 2));
+        // The drop path runs the same function.
+        drop(Lanes(v));
+    }
+}
