@@ -100,7 +100,7 @@ use crate::block::{tag_matches, wipe, IoPtrs};
 use crate::cpu::NiToken;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
-use crate::sched::plan::{plan, precompute_windows, MAX_LANES};
+use crate::sched::plan::{group_windows, order_by_decreasing_length, MAX_LANES};
 use crate::{Error, JobResult, Op};
 
 /// Frame constant of the initialisation (xored into `U` after `E(N ‖ 0^64)`).
@@ -318,11 +318,10 @@ fn run_op<const DEC: bool>(
     path: Path,
 ) {
     match path {
-        Path::Comb { lanes: p } if jobs.len() > 1 => {
+        Path::Comb { .. } if jobs.len() > 1 => {
             // The lanes in the comb order of their message frames (longest first): the
             // message run, most of the work, then needs no reordering.
-            let frames: Vec<usize> = jobs.iter().map(|j| j.lane.io.len / 8).collect();
-            let order = plan(&frames, p).order;
+            let order = order_by_decreasing_length(jobs.len(), |i| jobs[i].lane.io.len / 8);
             let mut lanes: Vec<Lane<'_>> = order.iter().map(|&i| Lane::new(&jobs[i])).collect();
             process::<DEC>(k, &mut lanes, path);
             for (&i, lane) in order.iter().zip(&lanes) {
@@ -424,8 +423,7 @@ fn drive<const K: Kind>(k: Kernels, lanes: &mut [Lane<'_>], path: Path) {
         // Already in comb order (the message run: the lanes were made in it).
         drive_sorted::<K>(k, lanes, p);
     } else {
-        let lens: Vec<usize> = lanes.iter().map(Lane::frames::<K>).collect();
-        let order = plan(&lens, p).order;
+        let order = order_by_decreasing_length(lanes.len(), |i| lanes[i].frames::<K>());
         let mut sorted: Vec<Lane<'_>> = order.iter().map(|&i| lanes[i].dup()).collect();
         drive_sorted::<K>(k, &mut sorted, p);
         for (&i, l) in order.iter().zip(&sorted) {
@@ -437,16 +435,18 @@ fn drive<const K: Kind>(k: Kernels, lanes: &mut [Lane<'_>], path: Path) {
 /// [`drive`] over lanes already sorted by decreasing length: the plan's groups are then
 /// consecutive runs of `p` lanes, and each group's windows are prefixes of it.
 fn drive_sorted<const K: Kind>(k: Kernels, lanes: &mut [Lane<'_>], p: usize) {
-    let mut lens = Vec::with_capacity(p);
-    let mut windows = Vec::with_capacity(p);
+    debug_assert!((1..=MAX_LANES).contains(&p));
     for group in lanes.chunks_mut(p) {
-        lens.clear();
-        lens.extend(group.iter().map(Lane::frames::<K>));
-        windows.clear();
-        precompute_windows(&lens, &mut windows);
+        // The group's lengths copied out: the kernels borrow the lanes mutably while the
+        // windows are walked.
+        let mut lens = [0usize; MAX_LANES];
+        for (n, lane) in lens.iter_mut().zip(group.iter()) {
+            *n = lane.frames::<K>();
+        }
+        let count = group.len();
         let mut run = kernels::Run::<K>::new(group);
         let mut done = 0;
-        for w in &windows {
+        for w in group_windows(count, |i| lens[i]) {
             run.window(k, w.lanes, done, w.blocks);
             done += w.blocks;
         }
@@ -1112,7 +1112,7 @@ mod tests {
                     for _ in 0..reps {
                         let frames: Vec<usize> = bufs.iter().map(|b| b.len() / 8).collect();
                         let order = match path {
-                            Path::Comb { lanes: p } => plan(&frames, p).order,
+                            Path::Comb { lanes: p } => crate::sched::plan::plan(&frames, p).order,
                             Path::Single => (0..bufs.len()).collect(),
                         };
                         let mut ls: Vec<Lane<'_>> = Vec::with_capacity(bufs.len());
