@@ -136,37 +136,37 @@ macro_rules! dispatch_width {
 }
 pub(crate) use dispatch_width;
 
-/// `dispatch_pairs!(n, shared, kernel::<LAST>(args..))`: the kernel of a ymm window that holds
-/// two lanes per register, for `n` lanes (2..=16): `kernel::<PAIRS, ODD, SHARED, LAST>(args..)`
+/// `dispatch_pairs!(n, shared, kernel::<LAST..>(args..))`: the kernel of a ymm window that holds
+/// two lanes per register, for `n` lanes (2..=16): `kernel::<PAIRS, ODD, SHARED, LAST..>(args..)`
 /// with `PAIRS = ⌈n / 2⌉` registers, `ODD` when `n` is odd (the last register's high half a
 /// ghost whose results are dropped) and the runtime `shared` (every lane has lane 0's key) as
 /// a const. The kernels are `unsafe fn`s: the caller wraps the call in `unsafe` and says why
 /// it is sound.
 macro_rules! dispatch_pairs {
-    (@call $kernel:ident, $pairs:literal, $odd:literal, $shared:expr, $last:ident, ($($arg:expr),*)) => {
+    (@call $kernel:ident, $pairs:literal, $odd:literal, $shared:expr, ($($last:ident),+), ($($arg:expr),*)) => {
         if $shared {
-            $kernel::<$pairs, $odd, true, $last>($($arg),*)
+            $kernel::<$pairs, $odd, true, $($last),+>($($arg),*)
         } else {
-            $kernel::<$pairs, $odd, false, $last>($($arg),*)
+            $kernel::<$pairs, $odd, false, $($last),+>($($arg),*)
         }
     };
-    ($n:expr, $shared:expr, $kernel:ident::<$last:ident>($($arg:expr),* $(,)?)) => {
+    ($n:expr, $shared:expr, $kernel:ident::<$($last:ident),+>($($arg:expr),* $(,)?)) => {
         match $n {
-            2 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 1, false, $shared, $last, ($($arg),*)),
-            3 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 2, true, $shared, $last, ($($arg),*)),
-            4 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 2, false, $shared, $last, ($($arg),*)),
-            5 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 3, true, $shared, $last, ($($arg),*)),
-            6 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 3, false, $shared, $last, ($($arg),*)),
-            7 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 4, true, $shared, $last, ($($arg),*)),
-            8 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 4, false, $shared, $last, ($($arg),*)),
-            9 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 5, true, $shared, $last, ($($arg),*)),
-            10 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 5, false, $shared, $last, ($($arg),*)),
-            11 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 6, true, $shared, $last, ($($arg),*)),
-            12 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 6, false, $shared, $last, ($($arg),*)),
-            13 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 7, true, $shared, $last, ($($arg),*)),
-            14 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 7, false, $shared, $last, ($($arg),*)),
-            15 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 8, true, $shared, $last, ($($arg),*)),
-            16 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 8, false, $shared, $last, ($($arg),*)),
+            2 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 1, false, $shared, ($($last),+), ($($arg),*)),
+            3 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 2, true, $shared, ($($last),+), ($($arg),*)),
+            4 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 2, false, $shared, ($($last),+), ($($arg),*)),
+            5 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 3, true, $shared, ($($last),+), ($($arg),*)),
+            6 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 3, false, $shared, ($($last),+), ($($arg),*)),
+            7 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 4, true, $shared, ($($last),+), ($($arg),*)),
+            8 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 4, false, $shared, ($($last),+), ($($arg),*)),
+            9 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 5, true, $shared, ($($last),+), ($($arg),*)),
+            10 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 5, false, $shared, ($($last),+), ($($arg),*)),
+            11 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 6, true, $shared, ($($last),+), ($($arg),*)),
+            12 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 6, false, $shared, ($($last),+), ($($arg),*)),
+            13 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 7, true, $shared, ($($last),+), ($($arg),*)),
+            14 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 7, false, $shared, ($($last),+), ($($arg),*)),
+            15 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 8, true, $shared, ($($last),+), ($($arg),*)),
+            16 => $crate::aes::lanes::dispatch_pairs!(@call $kernel, 8, false, $shared, ($($last),+), ($($arg),*)),
             _ => unreachable!("2..=16 lanes, two per register"),
         }
     };

@@ -31,15 +31,16 @@
 //! 2. the whole message blocks: the window kernels, driven by the comb plan;
 //! 3. the message padding frame, the tag frame and the final call, fused.
 //!
-//! The edge passes ([`edges`]) run 8 lanes per call on xmm, all their frames in registers
-//! (the padded AD word and the partial block are read before the call, the partial output
-//! written after it). The message run is where the bytes are: on the batch path the lanes are
-//! made in the comb order of their message blocks (longest first, `crate::sched::plan`), so
-//! each group of `P` lanes is a contiguous run and each window of equal progress is a prefix
-//! of it ([`drive_sorted`]); a window is one kernel call, or a few of near-equal size when it
-//! has more lanes than a call takes. The single path runs the same passes with one lane, and
-//! the message blocks through the one-lane kernel: the sequential baseline is the best
-//! single-message code, not the stepper, and both paths give the same bytes by construction.
+//! The edge passes ([`edges`]) run 8 lanes per call on xmm, 16 on ymm (two per register),
+//! all their frames in registers (the padded AD word and the partial block are read before
+//! the call, the partial output written after it). The message run is where the bytes are:
+//! on the batch path the lanes are made in the comb order of their message blocks (longest
+//! first, `crate::sched::plan`), so each group of `P` lanes is a contiguous run and each
+//! window of equal progress is a prefix of it ([`drive_sorted`]); a window is one kernel
+//! call, or a few of near-equal size when it has more lanes than a call takes. The single
+//! path runs the same passes with one lane, and the message blocks through the one-lane
+//! kernel: the sequential baseline is the best single-message code, not the stepper, and
+//! both paths give the same bytes by construction.
 //!
 //! # The window kernels
 //! A lane keeps, across a window, `x = S ^ k0` (its next cipher input, already whitened) and
@@ -90,14 +91,13 @@
 //!
 //! # Secrets
 //! The lane state (`U`, `V`, `R`, the computed tag) is wiped when the lane is dropped; the
-//! edge passes wipe their input and output words, the ymm kernel its stack copy of per-lane
-//! round-key pairs (a shared key is broadcast from the schedule, never copied), and
+//! edge passes wipe their input and output words, the ymm kernels their stack copies of
+//! per-lane round-key pairs (a shared key is broadcast from the schedule, never copied), and
 //! verification its 16-byte tag block. Nothing branches on or indexes by secret data: the
 //! kernels' control flow depends on lengths and lane counts only.
 
 use crate::aes::{AesKey, Kernels};
 use crate::block::{tag_matches, wipe, IoPtrs};
-use crate::cpu::NiToken;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::sched::plan::{group_windows, order_by_decreasing_length, MAX_LANES};
@@ -342,23 +342,23 @@ fn run_op<const DEC: bool>(
 
 /// Every frame of every lane, in passes over all lanes: the frames around the whole blocks
 /// (initialisation, AD padding, message padding, tag) as fused passes of a few frames each
-/// ([`edges`], in registers, 8 lanes per call), the whole blocks as runs of the window
+/// ([`edges`], in registers, 8 or 16 lanes per call), the whole blocks as runs of the window
 /// kernels ([`drive`]).
 fn process<const DEC: bool>(k: Kernels, lanes: &mut [Lane<'_>], path: Path) {
     if lanes.iter().all(|l| l.ad.len() < 8) {
         // No whole AD blocks (most packets): initialisation and the AD padding frame in one.
-        edges::<HEAD, DEC>(k.ni(), lanes);
+        edges::<HEAD, DEC>(k, lanes);
     } else {
-        edges::<INIT_ONLY, DEC>(k.ni(), lanes);
+        edges::<INIT_ONLY, DEC>(k, lanes);
         drive::<AD_FRAMES>(k, lanes, path);
-        edges::<AD_PAD, DEC>(k.ni(), lanes);
+        edges::<AD_PAD, DEC>(k, lanes);
     }
     if DEC {
         drive::<DEC_FRAMES>(k, lanes, path);
     } else {
         drive::<ENC_FRAMES>(k, lanes, path);
     }
-    edges::<TAIL, DEC>(k.ni(), lanes);
+    edges::<TAIL, DEC>(k, lanes);
 }
 
 /// Which frames an [`edges`] pass runs.
@@ -373,12 +373,13 @@ const AD_PAD: Edge = 2;
 /// call: `T = U ^ V ^ R`.
 const TAIL: Edge = 3;
 
-/// One [`Edge`] pass over all lanes, 8 per kernel call: the input word of each lane (the
-/// padded AD remainder, the message's last partial block) is read before the call, the
-/// output word (the partial block's output) written after it.
-fn edges<const E: Edge, const DEC: bool>(t: NiToken, lanes: &mut [Lane<'_>]) {
-    for chunk in lanes.chunks_mut(kernels::EDGE_LANES) {
-        let mut w = [0u64; kernels::EDGE_LANES];
+/// One [`Edge`] pass over all lanes, [`kernels::edge_lanes`] per kernel call (8 on xmm, 16
+/// on ymm): the input word of each lane (the padded AD remainder, the message's last partial
+/// block) is read before the call, the output word (the partial block's output) written
+/// after it.
+fn edges<const E: Edge, const DEC: bool>(k: Kernels, lanes: &mut [Lane<'_>]) {
+    for chunk in lanes.chunks_mut(kernels::edge_lanes(k)) {
+        let mut w = [0u64; kernels::EDGE_MAX];
         for (wj, l) in w.iter_mut().zip(chunk.iter()) {
             *wj = match E {
                 HEAD | AD_PAD => ad_last(l.ad),
@@ -386,8 +387,8 @@ fn edges<const E: Edge, const DEC: bool>(t: NiToken, lanes: &mut [Lane<'_>]) {
                 _ => 0,
             };
         }
-        let mut out = [0u64; kernels::EDGE_LANES];
-        kernels::edge::<E, DEC>(t, chunk, &w, &mut out);
+        let mut out = [0u64; kernels::EDGE_MAX];
+        kernels::edge::<E, DEC>(k, chunk, &w, &mut out);
         if E == TAIL {
             for (l, &o) in chunk.iter().zip(&out) {
                 write_tail(&l.io, o);
@@ -497,11 +498,22 @@ mod kernels {
     use crate::aes::{ni, Kernels, RoundKeys};
     use crate::cpu::{NiToken, VaesToken};
 
-    /// Lanes per [`edge`] call: 8 independent AES chains fill the xmm AES unit (latency 4,
-    /// two per cycle). Measured (`mode_timing`, 128-byte messages, `P = 16`, vaes256): 16
+    /// Lanes per xmm [`edge`] call: 8 independent AES chains fill the xmm AES unit (latency
+    /// 4, two per cycle). Measured (`mode_timing`, 128-byte messages, `P = 16`, vaes256): 16
     /// lanes per call 0.534 ns/byte against 0.456 for 8 (the states spill), and the tail
     /// pass split into a padding pass and a tag pass 0.470 against 0.458 fused.
-    pub(super) const EDGE_LANES: usize = 8;
+    const EDGE_XMM: usize = 8;
+
+    /// Lanes per ymm [`edge`] call: two per register, 8 registers, as the window kernels.
+    pub(super) const EDGE_MAX: usize = 16;
+
+    /// Lanes per [`edge`] call on the backend of `k`.
+    pub(super) fn edge_lanes(k: Kernels) -> usize {
+        match k {
+            Kernels::Vaes256(_) => EDGE_MAX,
+            Kernels::Ni(_) => EDGE_XMM,
+        }
+    }
 
     /// Most lanes per xmm window call. Per lane the kernel keeps `x` and `ρ` live (two
     /// registers), so 8 lanes use all 16; measured against 6 and 12 (module docs).
@@ -518,16 +530,28 @@ mod kernels {
         ni::load(&k.0[r])
     }
 
-    /// Runs the frames of pass `E` (see [`super::Edge`]) for `lanes` (1..=EDGE_LANES,
-    /// AES-128 keys, any mix of them); `w[j]` is lane `j`'s input word, `out[j]` gets its
-    /// output word (`TAIL`: the partial block's output in the low `len % 8` bytes).
+    /// Runs the frames of pass `E` (see [`super::Edge`]) for `lanes` (1..=[`edge_lanes`] of
+    /// `k`, AES-128 keys, any mix of them); `w[j]` is lane `j`'s input word, `out[j]` gets
+    /// its output word (`TAIL`: the partial block's output in the low `len % 8` bytes). Two
+    /// or more lanes on the ymm backend run two per register ([`edge_ymm`]), otherwise on
+    /// xmm ([`edge_ni`]).
     pub(super) fn edge<const E: Edge, const DEC: bool>(
-        _t: NiToken,
+        k: Kernels,
         lanes: &mut [Lane<'_>],
-        w: &[u64; EDGE_LANES],
-        out: &mut [u64; EDGE_LANES],
+        w: &[u64; EDGE_MAX],
+        out: &mut [u64; EDGE_MAX],
     ) {
         assert!(lanes.iter().all(|l| l.key.rounds == ROUNDS));
+        assert!(lanes.len() <= edge_lanes(k));
+        if let (Kernels::Vaes256(_), 2..) = (k, lanes.len()) {
+            let shared = lanes.iter().all(|l| core::ptr::eq(l.key, lanes[0].key));
+            // SAFETY: the token proves VAES, AVX2 and the xmm instructions; every key is
+            // AES-128 (asserted above); `dispatch_pairs!` picks the kernel for exactly this
+            // lane count (2..=EDGE_MAX, asserted above) and `shared` was just computed.
+            unsafe { dispatch_pairs!(lanes.len(), shared, edge_ymm::<E, DEC>(lanes, w, out)) };
+            return;
+        }
+        let _ni: NiToken = k.ni();
         macro_rules! go {
             ($($n:literal)*) => {
                 match lanes.len() {
@@ -535,12 +559,12 @@ mod kernels {
                         let Ok(a) = <&mut [Lane<'_>; $n]>::try_from(lanes) else {
                             unreachable!("exactly N lanes")
                         };
-                        // SAFETY: the token proves AES-NI and SSE2; every key is AES-128
-                        // (asserted above), so rounds 0..=10 are its round keys.
+                        // SAFETY: the token proves AES-NI, SSE2 and SSSE3; every key is
+                        // AES-128 (asserted above), so rounds 0..=10 are its round keys.
                         unsafe { edge_ni::<$n, E, DEC>(a, w, out) }
                     })*
                     0 => {}
-                    _ => unreachable!("1..=EDGE_LANES lanes"),
+                    _ => unreachable!("1..=EDGE_XMM lanes"),
                 }
             };
         }
@@ -585,8 +609,8 @@ mod kernels {
     #[target_feature(enable = "aes,sse2,ssse3")]
     unsafe fn edge_ni<const N: usize, const E: Edge, const DEC: bool>(
         lanes: &mut [Lane<'_>; N],
-        w: &[u64; EDGE_LANES],
-        out: &mut [u64; EDGE_LANES],
+        w: &[u64; EDGE_MAX],
+        out: &mut [u64; EDGE_MAX],
     ) {
         let zero = _mm_setzero_si128();
         let keys: [&RoundKeys; N] = core::array::from_fn(|j| &lanes[j].key.enc);
@@ -658,6 +682,223 @@ mod kernels {
             }
         }
         zeroize::Zeroize::zeroize(&mut wn);
+    }
+
+    /// The nine AESENC rounds of one frame on every register of [`edge_ymm`]: with `SHARED`
+    /// the rows broadcast from lane 0's schedule, otherwise each register's assembled rows.
+    #[inline]
+    #[target_feature(enable = "avx,avx2,vaes")]
+    fn rounds_ymm<const PAIRS: usize, const SHARED: bool>(
+        x: &mut [__m256i; PAIRS],
+        rks: &[[__m256i; ROUNDS + 1]; PAIRS],
+        shared: &RoundKeys,
+    ) {
+        for r in 1..ROUNDS {
+            if SHARED {
+                let kr = _mm256_broadcastsi128_si256(rk(shared, r));
+                for xp in x.iter_mut() {
+                    *xp = _mm256_aesenc_epi128(*xp, kr);
+                }
+            } else {
+                for (xp, kp) in x.iter_mut().zip(rks) {
+                    *xp = _mm256_aesenc_epi128(*xp, kp[r]);
+                }
+            }
+        }
+    }
+
+    /// [`absorb`] on ymm: a frame that absorbs the words in the low halves of `w` with
+    /// constant `c`, two lanes per register.
+    #[inline]
+    #[target_feature(enable = "avx,avx2,vaes")]
+    #[allow(clippy::too_many_arguments)]
+    fn absorb_ymm<const PAIRS: usize, const SHARED: bool>(
+        x: &mut [__m256i; PAIRS],
+        rho: &mut [__m256i; PAIRS],
+        rks: &[[__m256i; ROUNDS + 1]; PAIRS],
+        shared: &RoundKeys,
+        k0: &[__m256i; PAIRS],
+        fk: &[__m256i; PAIRS],
+        c: i64,
+        w: &[__m256i; PAIRS],
+    ) {
+        rounds_ymm::<PAIRS, SHARED>(x, rks, shared);
+        let cv = _mm256_set_epi64x(0, c, 0, c);
+        for p in 0..PAIRS {
+            let d = _mm256_alignr_epi8::<8>(w[p], rho[p]);
+            let last = _mm256_xor_si256(_mm256_xor_si256(fk[p], d), cv);
+            x[p] = _mm256_aesenclast_epi128(x[p], last);
+            rho[p] = _mm256_xor_si256(rho[p], _mm256_xor_si256(x[p], k0[p]));
+        }
+    }
+
+    /// The word of lane `h` (0 low, 1 high) of a register: the low 64 bits of that half.
+    #[inline]
+    #[target_feature(enable = "avx,avx2")]
+    fn word(v: __m256i, h: usize) -> u64 {
+        let half = if h == 0 {
+            _mm256_castsi256_si128(v)
+        } else {
+            _mm256_extracti128_si256::<1>(v)
+        };
+        _mm_cvtsi128_si64(half) as u64
+    }
+
+    /// [`edge_ni`] with two lanes per ymm register: `PAIRS` registers, the last one's high
+    /// half a ghost (a copy of its low lane, fed a zero word, whose results are dropped) if
+    /// `ODD`. Every operation acts on each 128-bit half alone, as in [`frames_ymm`]. On the
+    /// realistic mix the edge passes were 9% of the batch path's samples on xmm, 8 lanes per
+    /// call; here a call keeps 16 lanes' frames in flight in 8 registers.
+    ///
+    /// # Safety
+    /// The CPU has VAES, AVX2, AES-NI, SSE2 and SSSE3; `lanes.len() == 2·PAIRS - ODD`;
+    /// every key is AES-128; with `SHARED` every lane has lane 0's key.
+    #[target_feature(enable = "avx,avx2,vaes,aes,sse2,ssse3")]
+    unsafe fn edge_ymm<
+        const PAIRS: usize,
+        const ODD: bool,
+        const SHARED: bool,
+        const E: Edge,
+        const DEC: bool,
+    >(
+        lanes: &mut [Lane<'_>],
+        w: &[u64; EDGE_MAX],
+        out: &mut [u64; EDGE_MAX],
+    ) {
+        debug_assert_eq!(lanes.len(), 2 * PAIRS - usize::from(ODD));
+        let zero = _mm256_setzero_si256();
+        let ghost = |p: usize| ODD && p == PAIRS - 1;
+        // Each register's round keys, assembled from its two lanes' schedules (with a shared
+        // key none: its rows are broadcast where used).
+        let mut rks = [[zero; ROUNDS + 1]; PAIRS];
+        let shared_rk = &lanes[0].key.enc;
+        let mut k0 = [zero; PAIRS];
+        let mut fk = [zero; PAIRS];
+        let mut x = [zero; PAIRS];
+        let mut rho = [zero; PAIRS];
+        let mut wv = [zero; PAIRS];
+        // TAIL: each lane's padding word and the mask of its partial block's bytes.
+        let mut padw = [zero; PAIRS];
+        let mut mask = [zero; PAIRS];
+        for p in 0..PAIRS {
+            let lo = &lanes[2 * p];
+            let hi = if ghost(p) { lo } else { &lanes[2 * p + 1] };
+            let (a, b) = if SHARED {
+                (lanes[0].key, lanes[0].key)
+            } else {
+                (lo.key, hi.key)
+            };
+            if !SHARED {
+                for (r, kr) in rks[p].iter_mut().enumerate().skip(1) {
+                    *kr = pair(rk(&a.enc, r), rk(&b.enc, r));
+                }
+            }
+            k0[p] = pair(rk(&a.enc, 0), rk(&b.enc, 0));
+            fk[p] = pair(ni::load(&a.fold), ni::load(&b.fold));
+            x[p] = _mm256_xor_si256(
+                pair(
+                    _mm_set_epi64x(lo.v as i64, lo.u as i64),
+                    _mm_set_epi64x(hi.v as i64, hi.u as i64),
+                ),
+                k0[p],
+            );
+            rho[p] = pair(
+                _mm_set_epi64x(lo.r as i64, 0),
+                _mm_set_epi64x(hi.r as i64, 0),
+            );
+            let w_hi = if ghost(p) { 0 } else { w[2 * p + 1] };
+            wv[p] = pair(
+                _mm_set_epi64x(0, w[2 * p] as i64),
+                _mm_set_epi64x(0, w_hi as i64),
+            );
+            if E == TAIL {
+                let (n_lo, n_hi) = (lo.io.len % 8, hi.io.len % 8);
+                padw[p] = pair(
+                    _mm_set_epi64x(0, pad(n_lo) as i64),
+                    _mm_set_epi64x(0, pad(n_hi) as i64),
+                );
+                mask[p] = pair(
+                    _mm_set_epi64x(0, low_bytes(n_lo) as i64),
+                    _mm_set_epi64x(0, low_bytes(n_hi) as i64),
+                );
+            }
+        }
+        let zeros = [zero; PAIRS];
+        if E == HEAD || E == INIT_ONLY {
+            // R = 0 before the initialisation, so `R = V` is `R ^= V`.
+            rho = [zero; PAIRS];
+            let c = INIT as i64;
+            absorb_ymm::<PAIRS, SHARED>(&mut x, &mut rho, &rks, shared_rk, &k0, &fk, c, &zeros);
+        }
+        if E == HEAD || E == AD_PAD {
+            let c = AD as i64;
+            absorb_ymm::<PAIRS, SHARED>(&mut x, &mut rho, &rks, shared_rk, &k0, &fk, c, &wv);
+        }
+        if E == TAIL {
+            // The padding frame: X = P ‖ 10*, the output U ^ P on the low n bytes.
+            rounds_ymm::<PAIRS, SHARED>(&mut x, &rks, shared_rk);
+            for p in 0..PAIRS {
+                let o;
+                if DEC {
+                    // P = (U ^ C) & low n bytes, from the frame's U.
+                    let r_lo = _mm256_srli_si256::<8>(rho[p]);
+                    let t = _mm256_aesenclast_epi128(x[p], _mm256_xor_si256(fk[p], r_lo));
+                    let u = _mm256_xor_si256(_mm256_xor_si256(t, k0[p]), wv[p]);
+                    o = _mm256_and_si256(u, mask[p]);
+                    let xw = _mm256_or_si256(o, padw[p]);
+                    x[p] = _mm256_xor_si256(t, _mm256_slli_si256::<8>(xw));
+                } else {
+                    let xw = _mm256_or_si256(wv[p], padw[p]);
+                    let d = _mm256_alignr_epi8::<8>(xw, rho[p]);
+                    x[p] = _mm256_aesenclast_epi128(x[p], _mm256_xor_si256(fk[p], d));
+                    o = _mm256_xor_si256(_mm256_xor_si256(x[p], k0[p]), xw);
+                }
+                out[2 * p] = word(o, 0);
+                if !ghost(p) {
+                    out[2 * p + 1] = word(o, 1);
+                }
+                rho[p] = _mm256_xor_si256(rho[p], _mm256_xor_si256(x[p], k0[p]));
+            }
+            // The tag frame, then T = U ^ V ^ R of one more call.
+            let c = FINAL as i64;
+            absorb_ymm::<PAIRS, SHARED>(&mut x, &mut rho, &rks, shared_rk, &k0, &fk, c, &zeros);
+            rounds_ymm::<PAIRS, SHARED>(&mut x, &rks, shared_rk);
+            for p in 0..PAIRS {
+                let kl = if SHARED {
+                    _mm256_broadcastsi128_si256(rk(shared_rk, ROUNDS))
+                } else {
+                    rks[p][ROUNDS]
+                };
+                let s = _mm256_aesenclast_epi128(x[p], kl);
+                // T = U ^ V ^ R: the low half of S ^ (V, ·) ^ (R, ·), per lane.
+                let t = _mm256_xor_si256(
+                    _mm256_xor_si256(s, _mm256_unpackhi_epi64(s, s)),
+                    _mm256_unpackhi_epi64(rho[p], rho[p]),
+                );
+                lanes[2 * p].tag = word(t, 0);
+                if !ghost(p) {
+                    lanes[2 * p + 1].tag = word(t, 1);
+                }
+            }
+        } else {
+            for p in 0..PAIRS {
+                let s = _mm256_xor_si256(x[p], k0[p]);
+                let v = _mm256_unpackhi_epi64(s, s);
+                let r = _mm256_unpackhi_epi64(rho[p], rho[p]);
+                for h in 0..2 - usize::from(ghost(p)) {
+                    let l = &mut lanes[2 * p + h];
+                    (l.u, l.v, l.r) = (word(s, h), word(v, h), word(r, h));
+                }
+            }
+        }
+        // The assembled round keys and the input words are copies of secrets on the stack.
+        // SAFETY: local arrays of plain vectors; volatile keeps the wipes.
+        unsafe {
+            if !SHARED {
+                core::ptr::write_volatile(&mut rks, [[zero; ROUNDS + 1]; PAIRS]);
+            }
+            core::ptr::write_volatile(&mut wv, [zero; PAIRS]);
+        }
     }
 
     /// The frame constant of kind `K`.
