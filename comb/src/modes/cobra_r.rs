@@ -62,7 +62,9 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{dbl, load_short, store_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
+use crate::block::{
+    dbl, load_short, store_short, tag_matches, wipe, xor, Block, IoPtrs, SecretBlocks, BLOCK,
+};
 use crate::gf128::{tpl, GhashKey};
 use crate::modes::otr;
 use crate::modes::poet_gf::{self, GfLane};
@@ -447,7 +449,8 @@ pub(crate) fn run(
         .map(|j| j.lane.key.derived::<CobraKeys>())
         .collect();
     let mut ios: Vec<IoPtrs<'_>> = jobs.iter().map(|j| j.lane.io).collect();
-    let mut sums: Vec<Block> = match op {
+    // Σ of every job (secret: it is encrypted into the tag), wiped when dropped.
+    let sums = SecretBlocks(match op {
         Op::Encrypt => {
             // rev(M) into the outputs, the chains there (across jobs on the batch path), σ
             // and ρ back from the GHASH domain (their xor is Σ), then the Feistel rounds.
@@ -455,13 +458,14 @@ pub(crate) fn run(
                 rev_io(k, io);
             }
             let outs: Vec<IoPtrs<'_>> = ios.iter_mut().map(output_io).collect();
-            let mut x: Vec<Block> = jobs
-                .iter()
-                .zip(&d)
-                .map(|(j, d)| chain_start(d, j.nonce))
-                .collect();
+            let x = SecretBlocks(
+                jobs.iter()
+                    .zip(&d)
+                    .map(|(j, d)| chain_start(d, j.nonce))
+                    .collect(),
+            );
             run_chains(&d, &outs, &x, path);
-            x.iter_mut().for_each(wipe);
+            drop(x);
             let sums = outs.iter().map(|o| rev_io(k, o)).collect();
             feistel::<false>(k, jobs, &outs, &d);
             sums
@@ -475,7 +479,7 @@ pub(crate) fn run(
                 .map(|((j, out), d)| unchain(k, d, out, j.nonce))
                 .collect()
         }
-    };
+    });
     for (chunk, sums) in jobs.chunks_mut(CHUNK).zip(sums.chunks(CHUNK)) {
         let Some(first) = chunk.first() else { continue };
         let n = chunk.len();
@@ -528,7 +532,6 @@ pub(crate) fn run(
             wipe(b);
         }
     }
-    sums.iter_mut().for_each(wipe);
 }
 
 #[cfg(test)]

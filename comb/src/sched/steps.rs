@@ -18,7 +18,7 @@
 use super::exec::Path;
 use super::plan::{group_windows, order_by_decreasing_length, MAX_LANES};
 use crate::aes::{AesKey, Kernels};
-use crate::block::{wipe, Block};
+use crate::block::{wipe, Block, SecretBlocks};
 
 /// Most blocks one lane may hand to the cipher per step.
 pub(crate) const MAX_WIDTH: usize = 4;
@@ -77,7 +77,9 @@ fn run_single<'k, L: StepLane<'k>>(k: Kernels, lanes: &mut [L]) {
 fn run_comb<'k, L: StepLane<'k>>(k: Kernels, lanes: &mut [L], p: usize) {
     let w = L::WIDTH;
     let order = order_by_decreasing_length(lanes.len(), |i| lanes[i].steps());
-    let mut blocks: Vec<Block> = vec![[0u8; 16]; p * w];
+    // Cipher inputs and outputs of the lanes' steps: wiped when dropped, whichever way the
+    // function is left.
+    let mut blocks = SecretBlocks(vec![[0u8; 16]; p * w]);
     let mut keys: Vec<&'k AesKey> = Vec::with_capacity(p * w);
     for members in order.groups(p) {
         keys.clear();
@@ -101,7 +103,6 @@ fn run_comb<'k, L: StepLane<'k>>(k: Kernels, lanes: &mut [L], p: usize) {
             done += win.blocks;
         }
     }
-    blocks.iter_mut().for_each(wipe);
 }
 
 /// The inputs of `step` for `members` into `blocks` (`WIDTH` blocks per member).
