@@ -9,7 +9,7 @@
 
 mod common;
 
-use comb::{AesKey, Algorithm, Error, Op};
+use comb::{AesKey, Algorithm, Engine, Error, Op};
 use common::aead::{assert_zeroed, genkat, Genkat};
 use common::{engines, run_jobs, Hold, JobDesc, PathKind, TagDesc};
 
@@ -462,52 +462,18 @@ fn every_window_lane_count_matches_the_model() {
                             lens[i]
                         )
                     };
-                    let descs: Vec<JobDesc<'_>> = (0..n)
-                        .map(|i| {
-                            JobDesc::new(
-                                key_of(i),
-                                &msgs[i],
-                                Hold::alternating(i + p, Op::Encrypt),
-                                lens[i],
-                            )
-                            .iv(&nonces[i])
-                            .ad(&ads[i])
-                            .tag(TagDesc::Out(8))
-                        })
-                        .collect();
+                    let jobs = ModelJobs {
+                        key_of: &key_of,
+                        msgs: &msgs,
+                        nonces: &nonces,
+                        ads,
+                        model: &model,
+                    };
                     for path in PATHS {
                         if path != PathKind::Batch && p > 1 {
                             continue; // the single path does not depend on P
                         }
-                        let o = run_jobs(&engine, JAMBU, Op::Encrypt, path, &descs);
-                        for i in 0..n {
-                            assert_eq!(o.results[i], Ok(lens[i]), "{}", what(path, i));
-                            assert_eq!(o.bufs[i], model[i].0, "{}: ciphertext", what(path, i));
-                            assert_eq!(o.tags[i], model[i].1, "{}: tag", what(path, i));
-                        }
-                    }
-                    let descs: Vec<JobDesc<'_>> = (0..n)
-                        .map(|i| {
-                            JobDesc::new(
-                                key_of(i),
-                                &model[i].0,
-                                Hold::alternating(i + p, Op::Decrypt),
-                                lens[i],
-                            )
-                            .iv(&nonces[i])
-                            .ad(&ads[i])
-                            .tag(TagDesc::In(&model[i].1))
-                        })
-                        .collect();
-                    for path in PATHS {
-                        if path != PathKind::Batch && p > 1 {
-                            continue;
-                        }
-                        let o = run_jobs(&engine, JAMBU, Op::Decrypt, path, &descs);
-                        for i in 0..n {
-                            assert_eq!(o.results[i], Ok(lens[i]), "{}", what(path, i));
-                            assert_eq!(o.bufs[i], msgs[i], "{}: plaintext", what(path, i));
-                        }
+                        jobs.check(&engine, path, p, |i| what(path, i));
                     }
                 }
             }
@@ -559,43 +525,70 @@ fn every_edge_call_width_matches_the_model() {
                             lens[i]
                         )
                     };
-                    let descs: Vec<JobDesc<'_>> = (0..n)
-                        .map(|i| {
-                            JobDesc::new(
-                                key_of(i),
-                                &msgs[i],
-                                Hold::alternating(i, Op::Encrypt),
-                                lens[i],
-                            )
-                            .iv(&nonces[i])
-                            .ad(&ads[i])
-                            .tag(TagDesc::Out(8))
-                        })
-                        .collect();
-                    let o = run_jobs(&engine, JAMBU, Op::Encrypt, PathKind::Batch, &descs);
-                    for i in 0..n {
-                        assert_eq!(o.results[i], Ok(lens[i]), "{}", what(i));
-                        assert_eq!(o.bufs[i], model[i].0, "{}: ciphertext", what(i));
-                        assert_eq!(o.tags[i], model[i].1, "{}: tag", what(i));
-                    }
-                    let descs: Vec<JobDesc<'_>> = (0..n)
-                        .map(|i| {
-                            JobDesc::new(
-                                key_of(i),
-                                &model[i].0,
-                                Hold::alternating(i, Op::Decrypt),
-                                lens[i],
-                            )
-                            .iv(&nonces[i])
-                            .ad(&ads[i])
-                            .tag(TagDesc::In(&model[i].1))
-                        })
-                        .collect();
-                    let o = run_jobs(&engine, JAMBU, Op::Decrypt, PathKind::Batch, &descs);
-                    for i in 0..n {
-                        assert_eq!(o.results[i], Ok(lens[i]), "{}", what(i));
-                        assert_eq!(o.bufs[i], msgs[i], "{}: plaintext", what(i));
-                    }
+                    let jobs = ModelJobs {
+                        key_of: &key_of,
+                        msgs: &msgs,
+                        nonces: &nonces,
+                        ads: &ads,
+                        model: &model,
+                    };
+                    jobs.check(&engine, PathKind::Batch, 0, what);
+                }
+            }
+        }
+    }
+}
+
+/// Jobs with a model answer each: the key of job `i`, its message, nonce and AD, and the
+/// model's ciphertext and tag.
+struct ModelJobs<'a> {
+    key_of: &'a dyn Fn(usize) -> &'a AesKey,
+    msgs: &'a [Vec<u8>],
+    nonces: &'a [Vec<u8>],
+    ads: &'a [Vec<u8>],
+    model: &'a [(Vec<u8>, [u8; 8])],
+}
+
+impl<'a> ModelJobs<'a> {
+    /// The jobs of `op`: encryption of the messages, decryption of the model's ciphertexts
+    /// against its tags; buffer layouts by `Hold::alternating(i + shift, op)`.
+    fn descs(&self, op: Op, shift: usize) -> Vec<JobDesc<'a>> {
+        let (msgs, model) = (self.msgs, self.model);
+        (0..msgs.len())
+            .map(|i| {
+                let input: &'a [u8] = match op {
+                    Op::Encrypt => &msgs[i],
+                    Op::Decrypt => &model[i].0,
+                };
+                let d = JobDesc::new(
+                    (self.key_of)(i),
+                    input,
+                    Hold::alternating(i + shift, op),
+                    msgs[i].len(),
+                )
+                .iv(&self.nonces[i])
+                .ad(&self.ads[i]);
+                match op {
+                    Op::Encrypt => d.tag(TagDesc::Out(8)),
+                    Op::Decrypt => d.tag(TagDesc::In(&model[i].1)),
+                }
+            })
+            .collect()
+    }
+
+    /// Encrypts the messages and decrypts the model's ciphertexts on `path` of `engine`:
+    /// every job succeeds, and the ciphertexts, tags and plaintexts equal the model's;
+    /// `what(i)` names job `i` in a failure.
+    fn check(&self, engine: &Engine, path: PathKind, shift: usize, what: impl Fn(usize) -> String) {
+        for op in [Op::Encrypt, Op::Decrypt] {
+            let o = run_jobs(engine, JAMBU, op, path, &self.descs(op, shift));
+            for (i, msg) in self.msgs.iter().enumerate() {
+                assert_eq!(o.results[i], Ok(msg.len()), "{}", what(i));
+                if op == Op::Encrypt {
+                    assert_eq!(o.bufs[i], self.model[i].0, "{}: ciphertext", what(i));
+                    assert_eq!(o.tags[i], self.model[i].1, "{}: tag", what(i));
+                } else {
+                    assert_eq!(&o.bufs[i], msg, "{}: plaintext", what(i));
                 }
             }
         }

@@ -495,7 +495,7 @@ mod kernels {
         HEAD, INIT, INIT_ONLY, ROUNDS, TAIL,
     };
     use crate::aes::lanes::dispatch_pairs;
-    use crate::aes::{ni, Kernels, RoundKeys};
+    use crate::aes::{ni, AesKey, Kernels, RoundKeys};
     use crate::cpu::{NiToken, VaesToken};
 
     /// Lanes per xmm [`edge`] call: 8 independent AES chains fill the xmm AES unit (latency
@@ -684,13 +684,61 @@ mod kernels {
         zeroize::Zeroize::zeroize(&mut wn);
     }
 
-    /// The nine AESENC rounds of one frame on every register of [`edge_ymm`]: with `SHARED`
+    /// The round-key rows of one ymm register, its two lanes' rows side by side (rows
+    /// 1..=10 filled; a shared key's are broadcast where used instead).
+    type PairRows = [__m256i; ROUNDS + 1];
+
+    /// The state of one ymm register of [`frames_ymm`] or [`edge_ymm`], lanes `lo` (low
+    /// half) and `hi` (high half; a ghost half is `lo` again): `[k0, fk ^ (c, 0), x, ρ]`
+    /// with `x = (U, V) ^ k0` and `ρ = (0, R)` per half (`fk = k_last ^ k0`, `c` the frame
+    /// constant the window kernels fold into the last round key). Unless `SHARED` the
+    /// register's round-key rows are assembled into `rows`; with `SHARED` the kernels
+    /// broadcast `shared`'s rows where used.
+    #[inline]
+    #[target_feature(enable = "avx,avx2,sse2")]
+    fn pair_state<const SHARED: bool>(
+        lo: &Lane<'_>,
+        hi: &Lane<'_>,
+        shared: &AesKey,
+        rows: &mut PairRows,
+        c: __m128i,
+    ) -> [__m256i; 4] {
+        let (a, b) = if SHARED {
+            (shared, shared)
+        } else {
+            (lo.key, hi.key)
+        };
+        if !SHARED {
+            for (r, kr) in rows.iter_mut().enumerate().skip(1) {
+                *kr = pair(rk(&a.enc, r), rk(&b.enc, r));
+            }
+        }
+        let k0 = pair(rk(&a.enc, 0), rk(&b.enc, 0));
+        let fk = pair(
+            _mm_xor_si128(ni::load(&a.fold), c),
+            _mm_xor_si128(ni::load(&b.fold), c),
+        );
+        let x = _mm256_xor_si256(
+            pair(
+                _mm_set_epi64x(lo.v as i64, lo.u as i64),
+                _mm_set_epi64x(hi.v as i64, hi.u as i64),
+            ),
+            k0,
+        );
+        let rho = pair(
+            _mm_set_epi64x(lo.r as i64, 0),
+            _mm_set_epi64x(hi.r as i64, 0),
+        );
+        [k0, fk, x, rho]
+    }
+
+    /// The nine AESENC rounds of one frame on every register of a ymm kernel: with `SHARED`
     /// the rows broadcast from lane 0's schedule, otherwise each register's assembled rows.
     #[inline]
     #[target_feature(enable = "avx,avx2,vaes")]
     fn rounds_ymm<const PAIRS: usize, const SHARED: bool>(
         x: &mut [__m256i; PAIRS],
-        rks: &[[__m256i; ROUNDS + 1]; PAIRS],
+        rks: &[PairRows; PAIRS],
         shared: &RoundKeys,
     ) {
         for r in 1..ROUNDS {
@@ -715,7 +763,7 @@ mod kernels {
     fn absorb_ymm<const PAIRS: usize, const SHARED: bool>(
         x: &mut [__m256i; PAIRS],
         rho: &mut [__m256i; PAIRS],
-        rks: &[[__m256i; ROUNDS + 1]; PAIRS],
+        rks: &[PairRows; PAIRS],
         shared: &RoundKeys,
         k0: &[__m256i; PAIRS],
         fk: &[__m256i; PAIRS],
@@ -783,29 +831,9 @@ mod kernels {
         for p in 0..PAIRS {
             let lo = &lanes[2 * p];
             let hi = if ghost(p) { lo } else { &lanes[2 * p + 1] };
-            let (a, b) = if SHARED {
-                (lanes[0].key, lanes[0].key)
-            } else {
-                (lo.key, hi.key)
-            };
-            if !SHARED {
-                for (r, kr) in rks[p].iter_mut().enumerate().skip(1) {
-                    *kr = pair(rk(&a.enc, r), rk(&b.enc, r));
-                }
-            }
-            k0[p] = pair(rk(&a.enc, 0), rk(&b.enc, 0));
-            fk[p] = pair(ni::load(&a.fold), ni::load(&b.fold));
-            x[p] = _mm256_xor_si256(
-                pair(
-                    _mm_set_epi64x(lo.v as i64, lo.u as i64),
-                    _mm_set_epi64x(hi.v as i64, hi.u as i64),
-                ),
-                k0[p],
-            );
-            rho[p] = pair(
-                _mm_set_epi64x(lo.r as i64, 0),
-                _mm_set_epi64x(hi.r as i64, 0),
-            );
+            let none = _mm_setzero_si128();
+            [k0[p], fk[p], x[p], rho[p]] =
+                pair_state::<SHARED>(lo, hi, lanes[0].key, &mut rks[p], none);
             let w_hi = if ghost(p) { 0 } else { w[2 * p + 1] };
             wv[p] = pair(
                 _mm_set_epi64x(0, w[2 * p] as i64),
@@ -1180,7 +1208,7 @@ mod kernels {
         let mut dst = [(core::ptr::null_mut::<u8>(), core::ptr::null_mut::<u8>()); PAIRS];
         // The round keys of each register's two lanes, row by row; with a shared key none:
         // its rows are broadcast from the schedule where used (a load, no copy to wipe).
-        let mut rks = [[zero; ROUNDS]; PAIRS];
+        let mut rks = [[zero; ROUNDS + 1]; PAIRS];
         let shared_rk = &lanes[0].key.enc;
         let mut k0 = [zero; PAIRS];
         let mut fk = [zero; PAIRS];
@@ -1194,46 +1222,11 @@ mod kernels {
             // A ghost half reads nothing (null: see the loads below) and writes nothing.
             src[p] = (src_lo, if ghost { core::ptr::null() } else { src_hi });
             dst[p] = (dst_lo, dst_hi);
-            let (a, b) = if SHARED {
-                (lanes[0].key, lanes[0].key)
-            } else {
-                (lo.key, hi.key)
-            };
-            if !SHARED {
-                for (r, kr) in rks[p].iter_mut().enumerate().skip(1) {
-                    *kr = pair(rk(&a.enc, r), rk(&b.enc, r));
-                }
-            }
-            k0[p] = pair(rk(&a.enc, 0), rk(&b.enc, 0));
-            fk[p] = pair(
-                _mm_xor_si128(ni::load(&a.fold), c),
-                _mm_xor_si128(ni::load(&b.fold), c),
-            );
-            x[p] = _mm256_xor_si256(
-                pair(
-                    _mm_set_epi64x(lo.v as i64, lo.u as i64),
-                    _mm_set_epi64x(hi.v as i64, hi.u as i64),
-                ),
-                k0[p],
-            );
-            rho[p] = pair(
-                _mm_set_epi64x(lo.r as i64, 0),
-                _mm_set_epi64x(hi.r as i64, 0),
-            );
+            [k0[p], fk[p], x[p], rho[p]] =
+                pair_state::<SHARED>(lo, hi, lanes[0].key, &mut rks[p], c);
         }
         for i in start..start + count {
-            for r in 1..ROUNDS {
-                if SHARED {
-                    let kr = _mm256_broadcastsi128_si256(rk(shared_rk, r));
-                    for xp in x.iter_mut() {
-                        *xp = _mm256_aesenc_epi128(*xp, kr);
-                    }
-                } else {
-                    for (xp, kp) in x.iter_mut().zip(&rks) {
-                        *xp = _mm256_aesenc_epi128(*xp, kp[r]);
-                    }
-                }
-            }
+            rounds_ymm::<PAIRS, SHARED>(&mut x, &rks, shared_rk);
             for p in 0..PAIRS {
                 let (s_lo, s_hi) = src[p];
                 // SAFETY: word i < start + count lies in both lanes' inputs (caller); a
@@ -1294,7 +1287,7 @@ mod kernels {
         if !SHARED {
             // The assembled round keys are a copy of key material on the stack.
             // SAFETY: `rks` is a local array of plain vectors; volatile keeps the wipe.
-            unsafe { core::ptr::write_volatile(&mut rks, [[zero; ROUNDS]; PAIRS]) };
+            unsafe { core::ptr::write_volatile(&mut rks, [[zero; ROUNDS + 1]; PAIRS]) };
         }
     }
 }
