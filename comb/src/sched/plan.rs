@@ -56,13 +56,6 @@ impl Plan {
     }
 }
 
-/// Algorithm 2, PrecomputeWindows: appends the windows of one group to `out`. `sorted` must
-/// be non-increasing. Windows of zero blocks (messages of length 0) are not emitted.
-pub fn precompute_windows(sorted: &[usize], out: &mut Vec<Window>) {
-    debug_assert!(sorted.windows(2).all(|w| w[0] >= w[1]));
-    out.extend(group_windows(sorted.len(), |i| sorted[i]));
-}
-
 /// The windows of one group of `count` messages, computed as they are walked (Algorithm 2
 /// without its array): `len(i)` is the length of the group's `i`-th member, non-increasing
 /// in `i`. Windows of zero blocks are skipped.
