@@ -140,8 +140,14 @@ fn run_comb<'a, R: ChainRule, L: HasLane<'a>>(
 /// `per_reg` lanes each: calls of near-equal size, cut on register boundaries (so each call's
 /// lanes keep their pairs and key rows). Returns the registers per call (the last call may
 /// have fewer).
+#[inline]
 fn regs_per_call(n: usize, max: usize, per_reg: usize) -> usize {
     let regs = n.div_ceil(per_reg).max(1);
+    // Nearly every window fits one call: no division by a run-time value (a `div` per
+    // window, whose latency the window's first kernel call then waited for).
+    if regs <= max {
+        return regs;
+    }
     regs.div_ceil(regs.div_ceil(max))
 }
 
@@ -551,6 +557,34 @@ mod tests {
             .into_iter()
             .flat_map(|b| paths.clone().map(move |p| (Kernels::new(b).unwrap(), p)))
             .collect()
+    }
+
+    /// A window's cut into kernel calls: calls of at most `max` registers that cover the
+    /// window's registers, as few calls as `max` allows, of near-equal sizes (the last one
+    /// at most one call's worth short), for every window and kernel width the executors use.
+    #[test]
+    fn windows_are_cut_into_few_even_calls() {
+        for per_reg in [1, 2] {
+            for max in [
+                MAX_KERNEL_LANES / 2,
+                MAX_KERNEL_LANES,
+                MAX_KERNEL_REGISTERS / 2,
+            ] {
+                for n in 1..=64usize {
+                    let regs = n.div_ceil(per_reg);
+                    let per_call = regs_per_call(n, max, per_reg);
+                    let calls = regs.div_ceil(per_call);
+                    let ctx = format!("n {n}, max {max}, per_reg {per_reg}");
+                    assert!((1..=max).contains(&per_call), "{ctx}: {per_call}");
+                    assert_eq!(calls, regs.div_ceil(max), "{ctx}: calls");
+                    assert!(per_call * (calls - 1) < regs, "{ctx}: an empty call");
+                    assert!(
+                        regs <= per_call * calls && per_call * calls - regs < calls,
+                        "{ctx}"
+                    );
+                }
+            }
+        }
     }
 
     /// CLOC's CFB decryption keystream with fix1 through the whole executor against the
