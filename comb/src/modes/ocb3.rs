@@ -878,6 +878,8 @@ fn run_chunk<const C: usize>(
     let mut off = [[0u8; BLOCK]; C];
     let mut check = [[0u8; BLOCK]; C];
     let mut sum = [[0u8; BLOCK]; C];
+    // The pads of the partial last blocks, wiped once used.
+    let mut pads = [[0u8; BLOCK]; C];
     let mut bottom = [0u32; C];
     for (j, job) in jobs.iter().enumerate() {
         let key = job.lane.key;
@@ -904,31 +906,17 @@ fn run_chunk<const C: usize>(
         *o = stretch(o, b);
     }
 
-    // Every message and every AD on the wide kernels, each partial last block in the
-    // rounds of its kernel's last step; then the tag's cipher input.
+    // Every message and every AD on the wide kernels, each partial last block's pad in the
+    // rounds of its kernel's last step; then, in a pass of their own, the partial blocks;
+    // then the tag's cipher input.
     for (j, job) in jobs.iter().enumerate() {
         let (key, tab) = (keys[j], tabs[j]);
         let io = job.lane.io;
         let full = io.len / BLOCK;
-        let rest = io.len % BLOCK;
-        let mut pad = [0u8; BLOCK];
-        let last = (rest != 0).then_some(&mut pad);
+        let last = (io.len % BLOCK != 0).then_some(&mut pads[j]);
         match op {
             Op::Encrypt => bulk::<ENC>(b, tab, key, &io, full, last, &mut off[j], &mut check[j]),
             Op::Decrypt => bulk::<DEC>(b, tab, key, &io, full, last, &mut off[j], &mut check[j]),
-        }
-        if rest != 0 {
-            // The output's tail is the input's xor the pad; `xor_tail` hands back the input's
-            // bytes as they were (in place, the same memory): P_*, or C_* whose P_* = C_* ^
-            // Pad[..rest]. Then Checksum_* = Checksum_m ^ (P_* || 1 || 0*).
-            let mut p = io.xor_tail(&pad);
-            if op == Op::Decrypt {
-                p = xor(&p, &truncate(&pad, rest));
-            }
-            p = pad10(&p, rest);
-            xor_into(&mut check[j], &p);
-            wipe(&mut p);
-            wipe(&mut pad);
         }
         if !job.ad.is_empty() {
             let ad = IoPtrs::read_only(job.ad);
@@ -943,6 +931,27 @@ fn run_chunk<const C: usize>(
             }
             wipe(&mut a);
             wipe(&mut aoff);
+        }
+    }
+    // The partial blocks, after every job's kernel: a pad read right after its kernel call
+    // waited there for the kernel's last rounds, and the code between one job's kernel and
+    // the next kept the next kernel's rounds from starting under the previous one's.
+    for (j, job) in jobs.iter().enumerate() {
+        let io = job.lane.io;
+        let rest = io.len % BLOCK;
+        if rest != 0 {
+            // The output's tail is the input's xor the pad; `xor_tail` hands back the input's
+            // bytes as they were (in place, the same memory): P_*, or C_* whose P_* = C_* ^
+            // Pad[..rest]. Then Checksum_* = Checksum_m ^ (P_* || 1 || 0*).
+            let pad = &mut pads[j];
+            let mut p = io.xor_tail(pad);
+            if op == Op::Decrypt {
+                p = xor(&p, &truncate(pad, rest));
+            }
+            p = pad10(&p, rest);
+            xor_into(&mut check[j], &p);
+            wipe(&mut p);
+            wipe(pad);
         }
     }
     // Tag = E(Checksum ^ Offset ^ L_$) ^ HASH(K, A). A pass of its own, after every job's
