@@ -560,8 +560,9 @@ mod tests {
     }
 
     /// A window's cut into kernel calls: calls of at most `max` registers that cover the
-    /// window's registers, as few calls as `max` allows, of near-equal sizes (the last one
-    /// at most one call's worth short), for every window and kernel width the executors use.
+    /// window's registers, as few calls as `max` allows, of near-equal sizes (all calls
+    /// together fewer registers short of full than there are calls), for every window up to
+    /// 64 lanes and every call limit the executors use.
     #[test]
     fn windows_are_cut_into_few_even_calls() {
         for per_reg in [1, 2] {
@@ -569,6 +570,7 @@ mod tests {
                 MAX_KERNEL_LANES / 2,
                 MAX_KERNEL_LANES,
                 MAX_KERNEL_REGISTERS / 2,
+                MAX_KERNEL_REGISTERS,
             ] {
                 for n in 1..=64usize {
                     let regs = n.div_ceil(per_reg);
