@@ -450,9 +450,7 @@ fn every_window_lane_count_matches_the_model() {
     for (a, ads) in ad_sets.iter().enumerate() {
         for shared in [true, false] {
             let key_of = |i: usize| if shared { &keys[0] } else { &keys[i % 3] };
-            let model: Vec<(Vec<u8>, [u8; 8])> = (0..n)
-                .map(|i| jambu_model(key_of(i), &nonces[i], &ads[i], &msgs[i]))
-                .collect();
+            let jobs = ModelJobs::new(&key_of, &msgs, &nonces, ads);
             for p in (1..=17).chain([24, 32]) {
                 for engine in engines(Some(p)) {
                     let what = |path: PathKind, i: usize| {
@@ -461,13 +459,6 @@ fn every_window_lane_count_matches_the_model() {
                             engine.backend(),
                             lens[i]
                         )
-                    };
-                    let jobs = ModelJobs {
-                        key_of: &key_of,
-                        msgs: &msgs,
-                        nonces: &nonces,
-                        ads,
-                        model: &model,
                     };
                     for path in PATHS {
                         if path != PathKind::Batch && p > 1 {
@@ -514,9 +505,7 @@ fn every_edge_call_width_matches_the_model() {
                 .collect();
             for shared in [true, false] {
                 let key_of = |i: usize| if shared { &keys[0] } else { &keys[(i + n) % 3] };
-                let model: Vec<(Vec<u8>, [u8; 8])> = (0..n)
-                    .map(|i| jambu_model(key_of(i), &nonces[i], &ads[i], &msgs[i]))
-                    .collect();
+                let jobs = ModelJobs::new(&key_of, &msgs, &nonces, &ads);
                 for engine in engines(None) {
                     let what = |i: usize| {
                         format!(
@@ -524,13 +513,6 @@ fn every_edge_call_width_matches_the_model() {
                             engine.backend(),
                             lens[i]
                         )
-                    };
-                    let jobs = ModelJobs {
-                        key_of: &key_of,
-                        msgs: &msgs,
-                        nonces: &nonces,
-                        ads: &ads,
-                        model: &model,
                     };
                     jobs.check(&engine, PathKind::Batch, 0, what);
                 }
@@ -546,17 +528,36 @@ struct ModelJobs<'a> {
     msgs: &'a [Vec<u8>],
     nonces: &'a [Vec<u8>],
     ads: &'a [Vec<u8>],
-    model: &'a [(Vec<u8>, [u8; 8])],
+    model: Vec<(Vec<u8>, [u8; 8])>,
 }
 
 impl<'a> ModelJobs<'a> {
+    /// The jobs and their answers from [`jambu_model`].
+    fn new(
+        key_of: &'a dyn Fn(usize) -> &'a AesKey,
+        msgs: &'a [Vec<u8>],
+        nonces: &'a [Vec<u8>],
+        ads: &'a [Vec<u8>],
+    ) -> ModelJobs<'a> {
+        let model = (0..msgs.len())
+            .map(|i| jambu_model(key_of(i), &nonces[i], &ads[i], &msgs[i]))
+            .collect();
+        ModelJobs {
+            key_of,
+            msgs,
+            nonces,
+            ads,
+            model,
+        }
+    }
+
     /// The jobs of `op`: encryption of the messages, decryption of the model's ciphertexts
     /// against its tags; buffer layouts by `Hold::alternating(i + shift, op)`.
-    fn descs(&self, op: Op, shift: usize) -> Vec<JobDesc<'a>> {
-        let (msgs, model) = (self.msgs, self.model);
+    fn descs<'s>(&'s self, op: Op, shift: usize) -> Vec<JobDesc<'s>> {
+        let (msgs, model) = (self.msgs, &self.model);
         (0..msgs.len())
             .map(|i| {
-                let input: &'a [u8] = match op {
+                let input: &'s [u8] = match op {
                     Op::Encrypt => &msgs[i],
                     Op::Decrypt => &model[i].0,
                 };
