@@ -173,7 +173,7 @@ macro_rules! middle_rounds {
             // comb engine, medians of five alternated pairs, TSC cycles/byte: at 1456 bytes
             // CBC 0.173 -> 0.169, OFB 0.166 -> 0.155, CMAC 0.174 -> 0.168, CCM 0.326 ->
             // 0.313; on the realistic mix OFB 0.265 -> 0.256, CCM 0.494 -> 0.482, CBC and
-            // CMAC unchanged. The same change in the xmm kernel made ECB on the mix 4% slower
+            // CMAC unchanged. The same change in the xmm kernel made ECB on the mix 5% slower
             // and in CLOC's and SILC's two-chain kernel changed nothing: not made there.
             for row in &keys[0].0[1..$rounds] {
                 // SAFETY: a row is 32 readable, 32-byte-aligned bytes (`PairKey::row`).
