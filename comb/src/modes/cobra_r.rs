@@ -62,15 +62,13 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{
-    dbl, load_short, store_short, tag_matches, wipe, xor, Block, IoPtrs, SecretBlocks, BLOCK,
-};
+use crate::block::{dbl, load_short, wipe, xor, Block, IoPtrs, SecretBlocks, BLOCK};
 use crate::gf128::{tpl, GhashKey};
 use crate::modes::otr;
 use crate::modes::poet_gf::{self, GfLane};
-use crate::modes::{Prepared, TagIo};
+use crate::modes::{finish_tag, Prepared};
 use crate::sched::exec::Path;
-use crate::{Error, JobResult, Op};
+use crate::{JobResult, Op};
 use zeroize::Zeroize;
 
 /// Blocks per wide ECB call of the AD hash; pairs per window of decryption's products.
@@ -511,21 +509,7 @@ pub(crate) fn run(
         k.encrypt_many(&mut tags[..n], &keys[..n]);
         for (job, t) in chunk.iter_mut().zip(tags.iter_mut()) {
             let len = job.lane.io.len;
-            results[job.index] = match &mut job.tag {
-                TagIo::Out(out) => {
-                    store_short(out, t);
-                    Ok(len)
-                }
-                TagIo::In(expected) => {
-                    if tag_matches(t, expected) {
-                        Ok(len)
-                    } else {
-                        job.lane.io.zero_output(len);
-                        Err(Error::AuthenticationFailed)
-                    }
-                }
-                TagIo::None => Err(Error::TagMisuse), // excluded by validation
-            };
+            finish_tag(job, t, &mut results[job.index], len);
             wipe(t);
         }
         for b in &mut blocks {

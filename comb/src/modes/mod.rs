@@ -24,9 +24,9 @@ pub(crate) mod poet_gf;
 pub(crate) mod silc;
 
 use crate::aes::{ChainLane, Kernels};
-use crate::block::{load_short, Block, BLOCK};
+use crate::block::{load_short, store_short, tag_matches, Block, BLOCK};
 use crate::sched::exec::{HasLane, Path};
-use crate::{Algorithm, JobResult, Op};
+use crate::{Algorithm, Error, JobResult, Op};
 
 /// The tag side of a validated job.
 #[derive(Debug)]
@@ -98,6 +98,38 @@ pub(crate) fn set_ok(slot: &mut JobResult, len: usize) {
     match slot {
         Ok(n) => *n = len,
         other => *other = Ok(len),
+    }
+}
+
+/// Finishes an authenticated job whose full tag block is `t`, writing its result into `slot`
+/// in place (see [`set_ok`]): encrypting, `MSB(t)` goes out as the tag and the result is
+/// `Ok(len)`; decrypting, the received tag is compared with `MSB(t)` in constant time and on
+/// a mismatch the output's first `len` bytes are zeroed (no plaintext released) and the
+/// result is [`Error::AuthenticationFailed`]. A job without a tag (excluded by validation)
+/// gets [`Error::TagMisuse`] and its output zeroed too.
+///
+/// Writing the slot in place matters: OTR, which built the result and assigned it, ran 64-byte
+/// batches 10% faster with this (perf samples of the mode's code, 2242-2247 -> 2019-2020, two
+/// runs each on the Intel VM), CMAC 3%. An `#[inline]` hint measured slower than the
+/// compiler's own choice (OTR 2019-2020 -> 2074-2162).
+pub(crate) fn finish_tag(job: &mut Prepared<'_>, t: &Block, slot: &mut JobResult, len: usize) {
+    match &mut job.tag {
+        TagIo::Out(out) => {
+            store_short(out, t);
+            set_ok(slot, len);
+        }
+        TagIo::In(expected) => {
+            if tag_matches(t, expected) {
+                set_ok(slot, len);
+            } else {
+                job.lane.io.zero_output(len);
+                *slot = Err(Error::AuthenticationFailed);
+            }
+        }
+        TagIo::None => {
+            job.lane.io.zero_output(len);
+            *slot = Err(Error::TagMisuse);
+        }
     }
 }
 

@@ -47,13 +47,11 @@ use core::arch::x86_64::*;
 
 use crate::aes::ni::{load as ld, load_in, store as st, store_out};
 use crate::aes::{AesKey, Derived, Kernels, RoundKeys};
-use crate::block::{
-    dbl, pad10, store_short, tag_matches, truncate, wipe, xor, xor_into, Block, IoPtrs, BLOCK,
-};
+use crate::block::{dbl, pad10, truncate, wipe, xor, xor_into, Block, IoPtrs, BLOCK};
 use crate::cpu::{NiToken, VaesToken, VaesZmmToken};
-use crate::modes::{format_nonce, set_ok, Prepared, TagIo};
+use crate::modes::{finish_tag, format_nonce, Prepared, TagIo};
 use crate::sched::exec::Path;
-use crate::{Error, JobResult, Op};
+use crate::{JobResult, Op};
 use zeroize::Zeroize;
 
 /// Jobs per batched call of the per-job blocks: their state lives on the stack (no heap
@@ -970,28 +968,7 @@ fn run_chunk<const C: usize>(
     for (j, job) in jobs.iter_mut().enumerate() {
         let mut t = xor(&off[j], &sum[j]);
         let len = job.lane.io.len;
-        let slot = &mut results[job.index];
-        match &mut job.tag {
-            TagIo::Out(tag) => {
-                store_short(tag, &t);
-                set_ok(slot, len);
-            }
-            TagIo::In(expected) => {
-                if tag_matches(&t, expected) {
-                    set_ok(slot, len);
-                } else {
-                    job.lane.io.zero_output(len);
-                    *slot = Err(Error::AuthenticationFailed);
-                }
-            }
-            TagIo::None => {
-                // Excluded by validation; never leave plaintext behind.
-                if op == Op::Decrypt {
-                    job.lane.io.zero_output(len);
-                }
-                *slot = Err(Error::TagMisuse);
-            }
-        }
+        finish_tag(job, &t, &mut results[job.index], len);
         wipe(&mut t);
         wipe(&mut off[j]);
         wipe(&mut sum[j]);

@@ -21,8 +21,9 @@
 //!   last block, `g = 5` for a whole one. Tag = `TE ⊕ TA`.
 //! * Decryption runs the Feistel backwards (`A = E(L*_i ⊕ C_A) ⊕ C_B`, `B = E(L_i ⊕ A) ⊕
 //!   C_A`); the checksum needs the plaintext, so the tag is checked after decrypting: on a
-//!   mismatch (constant-time [`tag_matches`]) the output `[..len]` is zeroed and the job gets
-//!   [`Error::AuthenticationFailed`].
+//!   mismatch (constant-time [`tag_matches`](crate::block::tag_matches)) the output
+//!   `[..len]` is zeroed and the job gets
+//!   [`Error::AuthenticationFailed`](crate::Error::AuthenticationFailed).
 //!
 //! # Scheduling
 //!
@@ -58,15 +59,13 @@ use core::arch::x86_64::*;
 
 use crate::aes::ni::{load as ld, store as st};
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{
-    cut_windows, pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, BLOCK,
-};
+use crate::block::{cut_windows, pad10, truncate, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::cpu::{NiToken, VaesToken};
 use crate::gf128::dbl_xmm_sar;
 use crate::gf128::vclmul::VclmulToken;
-use crate::modes::{format_nonce, Prepared, TagIo};
+use crate::modes::{finish_tag, format_nonce, Prepared, TagIo};
 use crate::sched::exec::Path;
-use crate::{Error, JobResult, Op};
+use crate::{JobResult, Op};
 use zeroize::Zeroize;
 
 /// Jobs per chunk: the per-job state and the batched blocks live on the stack.
@@ -425,21 +424,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     // 7. Tags out, or checked.
     for (j, job) in jobs.iter_mut().enumerate() {
         let len = job.lane.io.len;
-        results[job.index] = match &mut job.tag {
-            TagIo::Out(t) => {
-                store_short(t, &tags[j]);
-                Ok(len)
-            }
-            TagIo::In(expected) => {
-                if tag_matches(&tags[j], expected) {
-                    Ok(len)
-                } else {
-                    job.lane.io.zero_output(len);
-                    Err(Error::AuthenticationFailed)
-                }
-            }
-            TagIo::None => Err(Error::TagMisuse), // excluded by validation
-        };
+        finish_tag(job, &tags[j], &mut results[job.index], len);
         debug_assert_eq!(DEC, matches!(job.tag, TagIo::In(_)));
     }
     for t in &mut tags[..n] {
