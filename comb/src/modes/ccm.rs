@@ -41,11 +41,11 @@
 //! 16-byte tag block.
 
 use crate::aes::{AesKey, ChainLane, CounterWidth, Kernels};
-use crate::block::{load_short, store_short, tag_matches, wipe, xor, Block, IoPtrs, BLOCK};
+use crate::block::{load_short, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::modes::cmac::CbcMac;
-use crate::modes::{Prepared, TagIo};
+use crate::modes::{finish_tag, Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
-use crate::{Error, JobResult, Op};
+use crate::{JobResult, Op};
 
 /// Jobs per batched finalisation call: its blocks and key pointers live on the stack.
 const CHUNK: usize = 64;
@@ -349,41 +349,17 @@ fn finish(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult], op: 
             };
             s = xor(&s, &blocks[at]);
             at += 1;
-            results[job.index] = match op {
-                Op::Encrypt => seal(k, job, &s),
-                Op::Decrypt => open(job, &s),
-            };
+            // Encrypting, the message is encrypted after its MAC (in place, CTR overwrites
+            // the plaintext the MAC read); decrypting, a mismatch zeroes the plaintext
+            // already in the output.
+            if op == Op::Encrypt && matches!(job.tag, TagIo::Out(_)) {
+                ctr(k, job);
+            }
+            let len = job.lane.io.len;
+            finish_tag(job, &s, &mut results[job.index], len);
             wipe(&mut s);
         }
         blocks[..m].iter_mut().for_each(wipe);
-    }
-}
-
-/// Writes the tag `MSB_t(s)` and encrypts the message (after its MAC: in place, CTR
-/// overwrites the plaintext the MAC read).
-fn seal(k: Kernels, job: &mut Prepared<'_>, s: &Block) -> JobResult {
-    let TagIo::Out(tag) = &mut job.tag else {
-        return Err(Error::TagMisuse); // excluded by validation
-    };
-    store_short(tag, s);
-    ctr(k, job);
-    Ok(job.lane.io.len)
-}
-
-/// Compares the received tag with `MSB_t(s)` in constant time; on a mismatch zeroes the
-/// plaintext already in the output.
-fn open(job: &Prepared<'_>, s: &Block) -> JobResult {
-    let len = job.lane.io.len;
-    match &job.tag {
-        TagIo::In(expected) if tag_matches(s, expected) => Ok(len),
-        TagIo::In(_) => {
-            job.lane.io.zero_output(len);
-            Err(Error::AuthenticationFailed)
-        }
-        _ => {
-            job.lane.io.zero_output(len); // excluded by validation
-            Err(Error::TagMisuse)
-        }
     }
 }
 
