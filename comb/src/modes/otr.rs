@@ -1394,6 +1394,19 @@ pub(crate) fn pairs<'a, const DEC: bool>(
 /// round beside the previous half's second, 8 registers, masks carried by x^8, the message's
 /// last pairs in a partial half) measured 16 KiB 0.26 -> 0.30 TSC cycles/byte, 1440 bytes
 /// 0.45 -> 0.49, the realistic mix 0.70-0.71 -> 0.77-0.78.
+///
+/// On the Intel AVX-512 VM (4 KiB messages, comb engine, TSC cycles/byte; ECB 0.11-0.12):
+/// - The body compiled with AVX-512VL (32 ymm registers) ran 0.22 -> 0.28: LLVM merged
+///   adjacent 16-byte stores into zmm stores, and while a 512-bit uop is in flight the core
+///   shuts port 1's vector unit, where half the ymm VAESENC issue. With the stores kept
+///   16 bytes wide (volatile), a software-pipelined body of 16 registers (one half's first
+///   round beside the previous half's second, as [`body_ni`]) ran 0.235 against 0.223.
+/// - Timing-only ablations: the second layer fed from the input instead of the first's
+///   output (no dependency between the layers) ran as fast as the real body, so the wait is
+///   not what costs; without the x^16 products 7% faster; one store per register instead of
+///   four, no faster. What costs is the vector uops around the rounds sharing the ports with
+///   the VAESENC. 32-byte loads and stores with lane permutes, instead of 16-byte inserts
+///   and extracts, were no faster (0.244-0.311 against 0.230-0.291, alternated, a noisy host).
 fn body_wide<const DEC: bool>(
     k: Kernels,
     key: &AesKey,
