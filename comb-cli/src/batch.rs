@@ -32,8 +32,10 @@ use std::process::ExitCode;
 /// Arguments of `comb batch`.
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Algorithm ID (aes-ecb, aes-cbc, aes-cbc-pkcs7, aes-ctr, aes-cfb128, aes-ofb, aes-cmac,
-    /// aes-gcm).
+    /// Algorithm ID: aes-ecb, aes-cbc, aes-cbc-pkcs7, aes-ctr, aes-cfb128, aes-ofb, aes-cmac,
+    /// aes-gcm, aes-ccm, aes-ocb3, aes128-otr, aes128-cloc, aes128-silc, aes128-jambu,
+    /// aes128-mcoe-g, aes128-copa, aes128-poet, aes128-poet-gf, aes128-julius,
+    /// aes128-cobra-r.
     #[arg(long, value_parser = parse_alg)]
     pub alg: Algorithm,
     /// `encrypt` or `decrypt` (for MACs: compute or verify the tag; for AEAD: encrypt and

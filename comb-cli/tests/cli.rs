@@ -180,6 +180,24 @@ fn vectors_unknown_algorithm() {
     assert_eq!(stdout(&o), "");
 }
 
+/// The `--alg` help of `vectors` and `batch` names every algorithm the library has (it once
+/// listed only the first eight).
+#[test]
+fn vectors_and_batch_help_name_every_algorithm() {
+    for cmd in ["vectors", "batch"] {
+        let o = comb(&[cmd, "--help"], "");
+        assert!(o.status.success(), "{o:?}");
+        let help = stdout(&o);
+        for alg in comb::Algorithm::ALL {
+            let id = alg.id();
+            let named = help
+                .split(|c: char| c.is_whitespace() || ",:.()".contains(c))
+                .any(|w| w == id);
+            assert!(named, "`comb {cmd} --help` does not name {id}");
+        }
+    }
+}
+
 #[test]
 fn vectors_flipped_ct_byte_fails() {
     let f = replaced(
