@@ -332,10 +332,17 @@ impl Engine {
 /// 8 on the AMD Zen 3 VM we measured on); 8 was within 5% of the best lane count there on
 /// 2 KiB and realistic-mix batches (`comb bench --lanes 1..16`; `comb tune` stores a
 /// machine's own best). Parallel modes run 8-block wide kernels inside each message.
-fn default_lanes(backend: Backend, _alg: Algorithm, _op: Op) -> usize {
-    match backend {
-        Backend::Ni => 8,
-        Backend::Vaes256 => 16,
+///
+/// JAMBU on ymm takes 10 lanes, measured faster than 16 (why is not established). On the
+/// Intel AVX-512 VM (realistic mix, batch 64,
+/// `comb bench --lanes P` one lane count per run, TSC cycles/byte) encryption ran 0.470-0.472
+/// at 10 against 0.518-0.686 at 16 (five runs each), decryption 0.578-0.582 against
+/// 0.597-0.615 (four); `comb tune` had found 10-11 best there in an earlier session.
+fn default_lanes(backend: Backend, alg: Algorithm, _op: Op) -> usize {
+    match (backend, alg) {
+        (Backend::Ni, _) => 8,
+        (Backend::Vaes256, Algorithm::Aes128Jambu) => 10,
+        (Backend::Vaes256, _) => 16,
     }
 }
 
