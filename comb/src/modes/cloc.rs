@@ -77,7 +77,7 @@ use crate::block::{
     BLOCK,
 };
 use crate::modes::cmac::CbcMac;
-use crate::modes::{keystream_tails, Prepared, TagIo};
+use crate::modes::{keystream_tails, set_ok, Prepared, TagIo};
 use crate::sched::exec::{run_cfb_mac_then, run_chain, run_chain_then, Path};
 use crate::sched::steps::{run_steps, StepLane};
 use crate::{Error, JobResult, Op};
@@ -628,18 +628,20 @@ fn decrypt_verified<'k>(k: Kernels, lanes: &[Lane<'k>], path: Path) {
 /// failures), and the results.
 fn report(jobs: &mut [Prepared<'_>], lanes: &[Lane<'_>], results: &mut [JobResult], op: Op) {
     for (job, l) in jobs.iter_mut().zip(lanes) {
-        results[job.index] = match (&mut job.tag, op) {
+        // Into the slot in place (see `set_ok`).
+        let slot = &mut results[job.index];
+        match (&mut job.tag, op) {
             (TagIo::Out(tag), Op::Encrypt) => {
                 store_short(tag, &l.ts);
-                Ok(l.io.len)
+                set_ok(slot, l.io.len);
             }
-            (TagIo::In(_), Op::Decrypt) if l.ok => Ok(l.io.len),
+            (TagIo::In(_), Op::Decrypt) if l.ok => set_ok(slot, l.io.len),
             (TagIo::In(_), Op::Decrypt) => {
                 l.io.zero_output(l.io.len);
-                Err(Error::AuthenticationFailed)
+                *slot = Err(Error::AuthenticationFailed);
             }
-            _ => Err(Error::TagMisuse), // excluded by validation
-        };
+            _ => *slot = Err(Error::TagMisuse), // excluded by validation
+        }
     }
 }
 
