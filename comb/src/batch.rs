@@ -334,10 +334,11 @@ impl Engine {
 /// machine's own best). Parallel modes run 8-block wide kernels inside each message.
 ///
 /// JAMBU on ymm takes 10 lanes, measured faster than 16 (why is not established). On the
-/// Intel AVX-512 VM (realistic mix, batch 64,
-/// `comb bench --lanes P` one lane count per run, TSC cycles/byte) encryption ran 0.470-0.472
-/// at 10 against 0.518-0.686 at 16 (five runs each), decryption 0.578-0.582 against
-/// 0.597-0.615 (four); `comb tune` had found 10-11 best there in an earlier session.
+/// Intel AVX-512 VM (realistic mix, batch 64, `comb bench --lanes P` one lane count per run,
+/// TSC cycles/byte) encryption ran 0.470-0.472 at 10 against 0.518-0.686 at 16 (five runs
+/// each), decryption 0.578-0.582 against 0.597-0.615 (four); `comb tune` had found 10-11
+/// best there in an earlier session. The other chained modes measured best at 16 there (at 12,
+/// three alternated runs: CBC, CFB, CMAC and CCM 2-7% slower, CLOC and SILC -1% to +3.5%).
 fn default_lanes(backend: Backend, alg: Algorithm, _op: Op) -> usize {
     match (backend, alg) {
         (Backend::Ni, _) => 8,
