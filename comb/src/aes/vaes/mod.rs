@@ -285,7 +285,9 @@ unsafe fn next_input<R: ChainRule>(pair: &Pair<'_>, i: usize) -> __m256i {
 /// k_0`, which does not wait for the chain. That adds an xor's cycle to each block's chain,
 /// which wide windows hide. Intel VM, realistic mix, alternated builds: CBC 0.247-0.248 ->
 /// 0.237-0.241 TSC cycles/byte (three pairs), `perf` samples of the comb engine 1716-1722 ->
-/// 1644-1665; at 2048 bytes unchanged; thresholds of 4 or 8 registers within noise of 7.
+/// 1644-1665; at 2048 bytes unchanged; thresholds of 4 or 8 registers within noise of 7. The
+/// same in the xmm kernel (`COMB_BACKEND=ni`, P = 8) made CBC on the mix 5% slower (samples
+/// 2421-2514 -> 2531-2742), so that kernel folds at every width.
 const fn unfolded_last_round<R: ChainRule, const N: usize>() -> bool {
     R::WRITES_OUTPUT
         && R::INPUT_XORS_DATA
