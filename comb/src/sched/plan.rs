@@ -168,7 +168,9 @@ fn sort_by_decreasing_length(len: impl Fn(usize) -> usize, order: &mut [usize]) 
     // against all, which the compiler turns into 16-bit vector compares, with no
     // data-dependent branch (a comparison sort mispredicts about every other comparison) and
     // no store-to-load chain (a counting sort's `count[len] += 1` waits on its own stores
-    // when lengths repeat, as packet lengths do).
+    // when lengths repeat, as packet lengths do). Intel VM, realistic mix, against the
+    // counting sort (alternated builds): CBC 0.253-0.260 -> 0.245-0.253 TSC cycles/byte, the
+    // sort's own `perf` samples 94-115 -> 89-102; CFB and CMAC unchanged.
     let max = if n <= SMALL_BATCH {
         (0..n).map(&len).max().unwrap_or(0)
     } else {

@@ -299,8 +299,8 @@ const fn unfolded_last_round<R: ChainRule, const N: usize>() -> bool {
 
 /// Advances `lanes` (`2N - 1` or `2N` of them) by `count >= 1` blocks each, from block
 /// `start`: the ymm counterpart of [`super::ni::chain_window`], with the same folding of the
-/// chaining xor and the next whitening into the last round, and the same treatment of
-/// `CHAIN_IS_DATA` rules.
+/// chaining xor and the next whitening into the last round (but see [`unfolded_last_round`]),
+/// and the same treatment of `CHAIN_IS_DATA` rules.
 ///
 /// # Safety
 /// `lanes.len()` is `2N - 1` or `2N`; for every lane `start + count <= lane.blocks`; every
