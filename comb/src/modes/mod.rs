@@ -191,6 +191,18 @@ pub(crate) fn encrypt_per_job<'a, L: HasLane<'a>>(
     make: impl Fn(&L) -> Block,
     mut take: impl FnMut(&mut L, &Block),
 ) {
+    // One job (the single-message path calls this once per message): the one-block cipher,
+    // without the stack arrays and the batched kernel's dispatch. Intel VM, realistic mix,
+    // sequential engine, alternated builds: CFB 1.32 -> 1.20-1.23 TSC cycles/byte, OFB 1.32
+    // -> 1.19-1.23, CMAC 1.31-1.32 -> 1.18-1.21 (CBC, which has no such block, unchanged).
+    if let [i] = *idx {
+        let item = &mut items[i];
+        let mut b = make(item);
+        item.lane().key.encrypt_block(&mut b);
+        take(item, &b);
+        crate::block::wipe(&mut b);
+        return;
+    }
     for some in idx.chunks(PER_CALL) {
         let n = some.len();
         let mut blocks = [[0u8; BLOCK]; PER_CALL];
