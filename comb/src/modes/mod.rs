@@ -182,9 +182,9 @@ const PER_CALL: usize = 32;
 
 /// For each item `items[i]`, `i` in `idx`: `E(make(item))` under the lane's key, in batched
 /// calls of up to [`PER_CALL`] blocks (one job alone: the one-block cipher), handed to
-/// `take(item, block)`, then wiped. The chained
-/// modes' per-message finishing work (tags, the keystream of a partial last block), run per
-/// comb group from [`run_chain_then`](crate::sched::exec::run_chain_then).
+/// `take(item, block)`, then wiped. The chained modes' per-message finishing work (tags, the
+/// keystream of a partial last block), run per comb group from
+/// [`run_chain_then`](crate::sched::exec::run_chain_then).
 pub(crate) fn encrypt_per_job<'a, L: HasLane<'a>>(
     k: Kernels,
     items: &mut [L],

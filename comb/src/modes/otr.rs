@@ -1405,8 +1405,9 @@ pub(crate) fn pairs<'a, const DEC: bool>(
 ///   output (no dependency between the layers) ran as fast as the real body, so the wait is
 ///   not what costs; without the x^16 products 7% faster; one store per register instead of
 ///   four, no faster. Most likely (no PMU on that VM) the vector uops around the rounds cost,
-///   sharing ports 0/1/5 with the VAESENC. 32-byte loads and stores with lane permutes, instead of 16-byte inserts
-///   and extracts, were no faster (0.244-0.311 against 0.230-0.291, alternated, a noisy host).
+///   sharing ports 0/1/5 with the VAESENC. 32-byte loads and stores with lane permutes,
+///   instead of 16-byte inserts and extracts, were no faster (0.244-0.311 against
+///   0.230-0.291, alternated, a noisy host).
 fn body_wide<const DEC: bool>(
     k: Kernels,
     key: &AesKey,
