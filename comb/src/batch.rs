@@ -301,7 +301,26 @@ impl Engine {
         // job's freshly built 32-byte result reloaded it with 16-byte loads straight after
         // its narrower stores (a store-forwarding stall, 10% of a batch of 64-byte GCM jobs).
         let mut results: Vec<JobResult> = vec![Ok(0); jobs.len()];
-        let mut prepared: Vec<Prepared<'_>> = Vec::with_capacity(jobs.len());
+        if jobs.len() <= STACK_JOBS {
+            let mut prepared = arrayvec::ArrayVec::<Prepared<'_>, STACK_JOBS>::new();
+            self.validate_and_run(alg, op, jobs, &mut results, &mut prepared, path);
+        } else {
+            let mut prepared: Vec<Prepared<'_>> = Vec::with_capacity(jobs.len());
+            self.validate_and_run(alg, op, jobs, &mut results, &mut prepared, path);
+        }
+        results
+    }
+
+    #[inline(always)]
+    fn validate_and_run<'b, S: PreparedStore<'b>>(
+        &self,
+        alg: Algorithm,
+        op: Op,
+        jobs: &'b mut [Job<'_>],
+        results: &mut [JobResult],
+        prepared: &mut S,
+        path: Path,
+    ) {
         // Validation with `alg` a constant: one copy of the loop per algorithm (the match is
         // exhaustive, so none is missing), in each of which every `match alg` of `prepare`
         // folds away. Over a runtime `alg` those matches were jump tables and branches on
@@ -312,7 +331,7 @@ impl Engine {
             ($($a:ident)*) => {
                 match alg {
                     $(Algorithm::$a => {
-                        prepare_all(Algorithm::$a, op, jobs, &mut results, &mut prepared)
+                        prepare_all(Algorithm::$a, op, jobs, results, prepared)
                     })*
                 }
             };
@@ -322,8 +341,65 @@ impl Engine {
             Aes128Otr Aes128Cloc Aes128Silc Aes128Jambu Aes128McoeG Aes128Copa Aes128Poet
             Aes128PoetGf Aes128Julius Aes128CobraR
         );
-        modes::run(self.kernels, alg, op, &mut prepared, &mut results, path);
-        results
+        modes::run(
+            self.kernels,
+            alg,
+            op,
+            prepared.as_mut_slice(),
+            results,
+            path,
+        );
+    }
+}
+
+/// Batches of up to this many jobs keep their validated views on the stack (8 KiB). A vector
+/// of them was a heap allocation and free of some 8 KiB per call, too large for glibc's
+/// per-thread cache; together with the benchmark's own job vector, also moved to the stack,
+/// that was about 4% of a realistic-mix CBC batch (perf samples, four alternated runs).
+const STACK_JOBS: usize = 64;
+
+/// Where `prepare` appends validated jobs: a vector, or a stack array for small batches.
+trait PreparedStore<'b> {
+    /// Writes `p` after the last element, in place (see `prepare`), and returns it.
+    fn push_in_place(&mut self, p: Prepared<'b>) -> &mut Prepared<'b>;
+    /// The jobs written so far, in order.
+    fn as_mut_slice(&mut self) -> &mut [Prepared<'b>];
+}
+
+impl<'b> PreparedStore<'b> for Vec<Prepared<'b>> {
+    #[inline(always)]
+    fn push_in_place(&mut self, p: Prepared<'b>) -> &mut Prepared<'b> {
+        if self.len() == self.capacity() {
+            self.reserve(1);
+        }
+        let len = self.len();
+        self.spare_capacity_mut()[0].write(p);
+        // SAFETY: capacity > len (reserved above), and the element at index len was just
+        // initialised by `write`.
+        unsafe { self.set_len(len + 1) };
+        &mut self[len]
+    }
+    fn as_mut_slice(&mut self) -> &mut [Prepared<'b>] {
+        self
+    }
+}
+
+impl<'b> PreparedStore<'b> for arrayvec::ArrayVec<Prepared<'b>, STACK_JOBS> {
+    #[inline(always)]
+    fn push_in_place(&mut self, p: Prepared<'b>) -> &mut Prepared<'b> {
+        let len = self.len();
+        assert!(len < STACK_JOBS);
+        // SAFETY: len < capacity (asserted), so the slot is inside the array; it is
+        // uninitialised, and `write` does not drop it. set_len then covers exactly the
+        // initialised prefix.
+        unsafe {
+            self.as_mut_ptr().add(len).write(p);
+            self.set_len(len + 1);
+        }
+        &mut self[len]
+    }
+    fn as_mut_slice(&mut self) -> &mut [Prepared<'b>] {
+        self
     }
 }
 
@@ -351,12 +427,12 @@ fn default_lanes(backend: Backend, alg: Algorithm, _op: Op) -> usize {
 /// in its slot of `results`. Inlined into each arm of `Engine::run`'s match, where `alg` is a
 /// constant.
 #[inline(always)]
-fn prepare_all<'b>(
+fn prepare_all<'b, S: PreparedStore<'b>>(
     alg: Algorithm,
     op: Op,
     jobs: &'b mut [Job<'_>],
     results: &mut [JobResult],
-    prepared: &mut Vec<Prepared<'b>>,
+    prepared: &mut S,
 ) {
     for (index, job) in jobs.iter_mut().enumerate() {
         if let Err(e) = prepare(alg, op, job, index, prepared) {
@@ -367,12 +443,12 @@ fn prepare_all<'b>(
 
 /// Validates one job for `alg`/`op` and appends the mode's view of it to `out`.
 #[inline(always)]
-fn prepare<'b>(
+fn prepare<'b, S: PreparedStore<'b>>(
     alg: Algorithm,
     op: Op,
     job: &'b mut Job<'_>,
     index: usize,
-    out: &mut Vec<Prepared<'b>>,
+    out: &mut S,
 ) -> Result<(), Error> {
     // Checks that read no data come first (lengths, tag direction), then the length limits
     // (before any message byte is touched), then the buffers.
@@ -493,13 +569,10 @@ fn prepare<'b>(
     // none or a nonce of another length; lengths validated above). GCM's pre-counter block
     // J0 is written into the job below.
     let iv: Block = job.iv.try_into().unwrap_or([0; 16]);
-    // Written in place into the vector's spare capacity: built as a temporary and pushed, the
+    // Written in place into the store's next slot: built as a temporary and pushed, the
     // ~100-byte struct was copied with 16-byte loads straight after its 8-byte field stores,
     // a store-forwarding stall that measured 15% of a batch of 48-byte CBC messages.
-    if out.len() == out.capacity() {
-        out.reserve(1);
-    }
-    out.spare_capacity_mut()[0].write(Prepared {
+    let p = out.push_in_place(Prepared {
         lane: ChainLane {
             io,
             chain: iv,
@@ -511,15 +584,10 @@ fn prepare<'b>(
         nonce: job.iv,
         index,
     });
-    // SAFETY: capacity > len (reserved above), and the element at index len was just
-    // initialised by `write`.
-    unsafe { out.set_len(out.len() + 1) };
     if alg == Algorithm::AesGcm {
-        if let Some(p) = out.last_mut() {
-            // J0 (which for a hashed nonce depends on H) lives only in the job, wiped when
-            // the job is dropped.
-            modes::gcm::j0_into(&mut p.lane.chain, job.key, job.iv);
-        }
+        // J0 (which for a hashed nonce depends on H) lives only in the job, wiped when the
+        // job is dropped.
+        modes::gcm::j0_into(&mut p.lane.chain, job.key, job.iv);
     }
     Ok(())
 }

@@ -599,11 +599,22 @@ proptest! {
 /// 64 jobs with a realistic packet-length mix (small 40..100, full-size 1400..1500, medium
 /// 101..1399), seeded deterministically.
 fn packet_mix(seed: u64, key_mode: KeyMode, lanes: usize, backend: Backend) -> BatchSpec {
-    let r = bytes(seed, 64 * 16);
+    packet_mix_of(64, seed, key_mode, lanes, backend)
+}
+
+/// [`packet_mix`] with `n` jobs.
+fn packet_mix_of(
+    n: usize,
+    seed: u64,
+    key_mode: KeyMode,
+    lanes: usize,
+    backend: Backend,
+) -> BatchSpec {
+    let r = bytes(seed, n * 16);
     let word = |i: usize, k: usize| {
         u64::from_le_bytes(r[16 * i + 8 * (k % 2)..][..8].try_into().unwrap()) >> (k / 2)
     };
-    let jobs = (0..64)
+    let jobs = (0..n)
         .map(|i| {
             let pick = word(i, 0) as usize;
             let len = match pick % 10 {
@@ -636,6 +647,23 @@ fn packet_mix(seed: u64, key_mode: KeyMode, lanes: usize, backend: Backend) -> B
 fn packet_mix_every_algorithm_lanes_1_to_32_every_backend() {
     for backend in backends() {
         packet_mix_every_algorithm(backend);
+    }
+}
+
+/// Batches on both sides of 64 jobs, where the engine's validated jobs move from the stack
+/// to the heap.
+#[test]
+fn packet_mix_every_algorithm_around_64_jobs() {
+    for backend in backends() {
+        for &alg in Algorithm::ALL
+            .iter()
+            .filter(|a| !a.is_aead() || **a == Algorithm::AesGcm)
+        {
+            for n in [63, 64, 65, 130] {
+                let spec = packet_mix_of(n, 0x6464 + n as u64, KeyMode::Runs(5), 16, backend);
+                check_alg(alg, &spec);
+            }
+        }
     }
 }
 

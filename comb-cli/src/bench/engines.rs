@@ -186,15 +186,42 @@ struct OursPrepared {
 
 impl Prepared for OursPrepared {
     fn run(&mut self, _slot: usize, b: &mut Batch) -> bool {
+        // The jobs of a batch of up to 64 go on the stack, as a caller on a hot path would
+        // keep them: a vector of them was a heap allocation and free per call.
+        let results = if b.data.len() <= STACK_JOBS {
+            let mut jobs = arrayvec::ArrayVec::<Job<'_>, STACK_JOBS>::new();
+            self.build_jobs(b, &mut jobs);
+            self.process(&mut jobs)
+        } else {
+            let mut jobs = Vec::with_capacity(b.data.len());
+            self.build_jobs(b, &mut jobs);
+            self.process(&mut jobs)
+        };
+        let mut ok = true;
+        for (r, n) in results.iter().zip(b.out_lens.iter_mut()) {
+            match r {
+                Ok(len) => *n = *len,
+                Err(_) => ok = false,
+            }
+        }
+        ok
+    }
+}
+
+/// Batches of up to this many messages build their jobs on the stack.
+const STACK_JOBS: usize = 64;
+
+impl OursPrepared {
+    /// One job per message of `b`, appended to `jobs`.
+    fn build_jobs<'a>(&'a self, b: &'a mut Batch, jobs: &mut impl Extend<Job<'a>>) {
         let key = &self.key;
-        let mut jobs: Vec<Job<'_>> = Vec::with_capacity(b.data.len());
         if self.alg.is_mac() {
             for (m, t) in b.data.inputs().zip(b.tags.iter_mut()) {
                 let tag = match self.op {
                     Op::Encrypt => Tag::Out(&mut t[..]),
                     Op::Decrypt => Tag::In(&t[..]),
                 };
-                jobs.push(Job::mac(key, m).with_tag(tag));
+                jobs.extend(Some(Job::mac(key, m).with_tag(tag)));
             }
         } else {
             // The algorithm's usual IV length (16; AES-GCM's 12-byte nonce) from the 16 bytes.
@@ -210,26 +237,21 @@ impl Prepared for OursPrepared {
                 // AEAD: the detached tag (the algorithm's default length; Julius has none),
                 // written on encrypt, checked on decrypt.
                 let tag_len = self.alg.tag_lens().map_or(0, |(_, _, d)| d);
-                jobs.push(match (aead && tag_len > 0, self.op) {
+                jobs.extend(Some(match (aead && tag_len > 0, self.op) {
                     (false, _) => job,
                     (true, Op::Encrypt) => job.with_tag(Tag::Out(&mut t[..tag_len])),
                     (true, Op::Decrypt) => job.with_tag(Tag::In(&t[..tag_len])),
-                });
+                }));
             }
         }
-        let results = if self.batch_path {
-            self.engine.process(self.alg, self.op, &mut jobs)
+    }
+
+    fn process(&self, jobs: &mut [Job<'_>]) -> Vec<comb::JobResult> {
+        if self.batch_path {
+            self.engine.process(self.alg, self.op, jobs)
         } else {
-            self.engine.process_sequential(self.alg, self.op, &mut jobs)
-        };
-        let mut ok = true;
-        for (r, n) in results.iter().zip(b.out_lens.iter_mut()) {
-            match r {
-                Ok(len) => *n = *len,
-                Err(_) => ok = false,
-            }
+            self.engine.process_sequential(self.alg, self.op, jobs)
         }
-        ok
     }
 }
 
