@@ -300,7 +300,11 @@ impl Engine {
         // Filled with `Ok(0)` up front and overwritten only for failed jobs: pushing each
         // job's freshly built 32-byte result reloaded it with 16-byte loads straight after
         // its narrower stores (a store-forwarding stall, 10% of a batch of 64-byte GCM jobs).
-        let mut results: Vec<JobResult> = vec![Ok(0); jobs.len()];
+        // Filled by a closure, not `vec![Ok(0); n]`, whose `Clone` of the enum jumps through a
+        // table for every element: 64 one-block CBC jobs per call (in-process loop, median
+        // TSC ticks per call, four alternated runs) 2458-2540 -> 2307-2437.
+        let mut results: Vec<JobResult> = Vec::with_capacity(jobs.len());
+        results.resize_with(jobs.len(), || Ok(0));
         if jobs.len() <= STACK_JOBS {
             let mut prepared = arrayvec::ArrayVec::<Prepared<'_>, STACK_JOBS>::new();
             self.validate_and_run(alg, op, jobs, &mut results, &mut prepared, path);
