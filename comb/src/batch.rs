@@ -315,6 +315,8 @@ impl Engine {
         results
     }
 
+    /// Validates every job into `prepared` (a failed one's error into its slot of `results`)
+    /// and runs the mode over the valid ones.
     #[inline(always)]
     fn validate_and_run<'b, S: PreparedStore<'b>>(
         &self,

@@ -247,16 +247,18 @@ fn count_ahead(keys: &[i16; SMALL_BATCH], n: usize) -> [u16; SMALL_BATCH] {
         }
         ahead
     }
-    #[target_feature(enable = "avx2")]
-    fn count_avx2(keys: &[i16; SMALL_BATCH], n: usize) -> [u16; SMALL_BATCH] {
-        count(keys, n)
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    {
+        #[target_feature(enable = "avx2")]
+        fn count_avx2(keys: &[i16; SMALL_BATCH], n: usize) -> [u16; SMALL_BATCH] {
+            count(keys, n)
+        }
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above), count_avx2's only requirement.
+            return unsafe { count_avx2(keys, n) };
+        }
     }
-    if std::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2 (checked just above), the only requirement of count_avx2.
-        unsafe { count_avx2(keys, n) }
-    } else {
-        count(keys, n)
-    }
+    count(keys, n)
 }
 
 /// Algorithm 1's planning part: sort, group by `p`, precompute each group's windows.
