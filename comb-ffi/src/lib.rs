@@ -1084,6 +1084,107 @@ pub unsafe extern "C" fn comb_process(
 mod tests {
     use super::*;
 
+    /// `comb_process` on batches on both sides of 64 jobs (where the engine keeps the
+    /// validated jobs on the stack or in a vector), some sizes twice, every job equal to the
+    /// Rust API's output. Job 3 writes over job 2's input: both fail with `COMB_ERR_OVERLAP`
+    /// (every owner of a conflicting region does) and the others still run.
+    #[test]
+    fn process_matches_the_rust_api_around_64_jobs() {
+        let Ok(engine_rs) = Engine::new() else {
+            return; // no AES-NI
+        };
+        let key_bytes = [0x42u8; 16];
+        let rs_key = AesKey::new(&key_bytes).unwrap();
+        let mut key: *mut CombKey = ptr::null_mut();
+        let mut engine: *mut CombEngine = ptr::null_mut();
+        // SAFETY: valid pointers to 16 key bytes and to the out-parameters.
+        unsafe {
+            assert_eq!(comb_key_new(key_bytes.as_ptr(), 16, &mut key), COMB_OK);
+            assert_eq!(comb_engine_new(&mut engine), COMB_OK);
+        }
+        let iv = [7u8; 16];
+        for n in [1usize, 63, 64, 65, 130, 64, 130] {
+            let len = |i: usize| 16 * (1 + (i * 7) % 90);
+            let mut inputs: Vec<Vec<u8>> = (0..n)
+                .map(|i| (0..len(i)).map(|b| (b * 31 + i) as u8).collect())
+                .collect();
+            let mut outs: Vec<Vec<u8>> = inputs.iter().map(|m| vec![0u8; m.len()]).collect();
+            // Job 3 (when there is one) encrypts job 2's input in place: an overlap. (Raw
+            // pointers from `Vec::as_ptr`/`as_mut_ptr`, which create no references.)
+            let bad = (n > 3).then_some(3);
+            let in_ptrs: Vec<*const u8> = inputs.iter().map(|m| m.as_ptr()).collect();
+            let shared = inputs[2.min(n - 1)].as_mut_ptr();
+            let mut jobs: Vec<CombJob> = (0..n)
+                .map(|i| {
+                    let (input, out, l) = if Some(i) == bad {
+                        (shared.cast_const(), shared, len(2))
+                    } else {
+                        (in_ptrs[i], outs[i].as_mut_ptr(), len(i))
+                    };
+                    CombJob {
+                        size: COMB_JOB_SIZE_V1 as u32,
+                        flags: 0,
+                        r#in: input,
+                        out,
+                        len: l,
+                        out_cap: l,
+                        key,
+                        iv: iv.as_ptr(),
+                        iv_len: 16,
+                        ad: ptr::null(),
+                        ad_len: 0,
+                        tag: ptr::null_mut(),
+                        tag_len: 0,
+                        status: 1,
+                        reserved: 0,
+                        out_len: 0,
+                        user_data: ptr::null_mut(),
+                    }
+                })
+                .collect();
+            // SAFETY: live handles; n jobs, each buffer valid for its length.
+            let rc = unsafe {
+                comb_process(
+                    engine,
+                    algorithm_to_id(Algorithm::AesCbc).unwrap(),
+                    COMB_OP_ENCRYPT,
+                    jobs.as_mut_ptr(),
+                    n,
+                )
+            };
+            assert_eq!(
+                rc,
+                if bad.is_some() {
+                    COMB_ERR_JOBS_FAILED
+                } else {
+                    COMB_OK
+                },
+                "n {n}"
+            );
+            for i in 0..n {
+                if bad.is_some() && (i == 2 || i == 3) {
+                    assert_eq!(jobs[i].status, COMB_ERR_OVERLAP, "n {n} job {i}");
+                    continue;
+                }
+                let mut want = inputs[i].clone();
+                let r = engine_rs.process_one(
+                    Algorithm::AesCbc,
+                    Op::Encrypt,
+                    Job::in_place(&rs_key, &mut want).with_iv(&iv),
+                );
+                assert_eq!(r, Ok(len(i)));
+                assert_eq!(jobs[i].status, COMB_OK, "n {n} job {i}");
+                assert_eq!(jobs[i].out_len, len(i), "n {n} job {i}");
+                assert!(outs[i] == want, "n {n} job {i}");
+            }
+        }
+        // SAFETY: handles from the constructors above, freed once.
+        unsafe {
+            comb_key_free(key);
+            comb_engine_free(engine);
+        }
+    }
+
     #[test]
     fn guard_turns_a_panic_into_the_error_value() {
         assert_eq!(guard(COMB_ERR_PANIC, || COMB_OK), COMB_OK);
