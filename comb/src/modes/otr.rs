@@ -1609,7 +1609,7 @@ fn body_wide<const DEC: bool>(
             // output as above.
             unsafe {
                 if zmm {
-                    body_zmm::<4, DEC>(key, io, 0, steps, l, sum, 16);
+                    body_zmm_n::<DEC>(key, io, 0, steps, l, sum, 16);
                 } else
                 // Only a striding call multiplies masks by x^16. Measured on Zen 4 (`comb
                 // bench`, comb engine, TSC cycles/byte): 16 KiB messages 0.220-0.223 -> 0.210-
@@ -1621,30 +1621,64 @@ fn body_wide<const DEC: bool>(
                     body_vaes::<8, DEC>(key, io, 0, steps, l, sum);
                 }
                 let regs = (ell - first) / 2;
-                let n = 2 * regs;
-                if zmm && regs > 0 {
-                    match regs.div_ceil(2) {
-                        1 => body_zmm::<1, DEC>(key, io, first, 1, l, sum, n),
-                        2 => body_zmm::<2, DEC>(key, io, first, 1, l, sum, n),
-                        3 => body_zmm::<3, DEC>(key, io, first, 1, l, sum, n),
-                        _ => body_zmm::<4, DEC>(key, io, first, 1, l, sum, n),
-                    }
-                    return first + n;
+                if regs > 0 && zmm {
+                    body_zmm_n::<DEC>(key, io, first, 1, l, sum, 2 * regs);
+                } else if regs > 0 {
+                    body_vaes_n::<DEC>(key, io, first, 1, l, sum, regs);
                 }
-                macro_rules! rest {
-                    ($($n:literal)*) => {
-                        match regs {
-                            0 => {}
-                            $($n => body_vaes::<$n, DEC>(key, io, first, 1, l, sum),)*
-                            _ => unreachable!("fewer than 16 pairs are left"),
-                        }
-                    };
-                }
-                rest!(1 2 3 4 5 6 7);
                 first + 2 * regs
             }
         }
     }
+}
+
+/// [`body_zmm`] over `n` pairs per step (2 to 16, even), in as few registers as hold them.
+///
+/// # Safety
+/// As [`body_zmm`].
+unsafe fn body_zmm_n<const DEC: bool>(
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    first: usize,
+    steps: usize,
+    l: &mut u128,
+    sum: &mut Block,
+    n: usize,
+) {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match n.div_ceil(4) {
+            1 => body_zmm::<1, DEC>(key, io, first, steps, l, sum, n),
+            2 => body_zmm::<2, DEC>(key, io, first, steps, l, sum, n),
+            3 => body_zmm::<3, DEC>(key, io, first, steps, l, sum, n),
+            _ => body_zmm::<4, DEC>(key, io, first, steps, l, sum, n),
+        }
+    }
+}
+
+/// [`body_vaes`] in `regs` registers (1 to 8).
+///
+/// # Safety
+/// As [`body_vaes`].
+unsafe fn body_vaes_n<const DEC: bool>(
+    key: &AesKey,
+    io: &IoPtrs<'_>,
+    first: usize,
+    steps: usize,
+    l: &mut u128,
+    sum: &mut Block,
+    regs: usize,
+) {
+    macro_rules! by_regs {
+        ($($n:literal)*) => {
+            match regs {
+                $($n => body_vaes::<$n, DEC>(key, io, first, steps, l, sum),)*
+                _ => unreachable!("1 to 8 registers"),
+            }
+        };
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { by_regs!(1 2 3 4 5 6 7 8) }
 }
 
 /// Whole wide steps of the AD's first `m` blocks; returns the blocks done.
@@ -1867,52 +1901,31 @@ mod tests {
                         // AVX-512BW checked above; pairs first..first + n·steps lie inside
                         // input and output.
                         unsafe {
-                            macro_rules! go {
-                                ($d:literal) => {
-                                    match (zmm, n.div_ceil(4), n / 2) {
-                                        (true, 1, _) => body_zmm::<1, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum, n,
-                                        ),
-                                        (true, 2, _) => body_zmm::<2, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum, n,
-                                        ),
-                                        (true, 3, _) => body_zmm::<3, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum, n,
-                                        ),
-                                        (true, _, _) => body_zmm::<4, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum, n,
-                                        ),
-                                        (false, _, 1) => body_vaes::<1, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum,
-                                        ),
-                                        (false, _, 2) => body_vaes::<2, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum,
-                                        ),
-                                        (false, _, 3) => body_vaes::<3, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum,
-                                        ),
-                                        (false, _, 4) => body_vaes::<4, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum,
-                                        ),
-                                        (false, _, 5) => body_vaes::<5, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum,
-                                        ),
-                                        (false, _, 6) => body_vaes::<6, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum,
-                                        ),
-                                        (false, _, 7) => body_vaes::<7, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum,
-                                        ),
-                                        (false, _, _) => body_vaes::<8, $d>(
-                                            &key, &io, first, steps, &mut l, &mut sum,
-                                        ),
-                                    }
-                                };
-                            }
-                            if dec {
-                                go!(true)
-                            } else {
-                                go!(false)
+                            match (zmm, dec) {
+                                (true, false) => body_zmm_n::<false>(
+                                    &key, &io, first, steps, &mut l, &mut sum, n,
+                                ),
+                                (true, true) => {
+                                    body_zmm_n::<true>(&key, &io, first, steps, &mut l, &mut sum, n)
+                                }
+                                (false, false) => body_vaes_n::<false>(
+                                    &key,
+                                    &io,
+                                    first,
+                                    steps,
+                                    &mut l,
+                                    &mut sum,
+                                    n / 2,
+                                ),
+                                (false, true) => body_vaes_n::<true>(
+                                    &key,
+                                    &io,
+                                    first,
+                                    steps,
+                                    &mut l,
+                                    &mut sum,
+                                    n / 2,
+                                ),
                             }
                         }
                         (out, l, sum)
