@@ -28,7 +28,8 @@
 //! # Scheduling
 //!
 //! Nothing is chained: pairs are independent, and so are AD blocks. Jobs go in chunks of
-//! [`CHUNK`]; per chunk:
+//! [`CHUNK`] (a call of [`SMALL`] jobs, as the single path's, with arrays of that size);
+//! per chunk:
 //!
 //! 1. `L` of every job: one batched [`Kernels::encrypt_many`] call.
 //! 2. AD: per job, whole steps of a wide kernel (8 blocks on xmm, 16 on ymm), the masks
@@ -72,6 +73,8 @@ use zeroize::Zeroize;
 
 /// Jobs per chunk: the per-job state and the batched blocks live on the stack.
 const CHUNK: usize = 32;
+/// Chunks of at most this many jobs (the single path's one) run with arrays of this size.
+const SMALL: usize = 1;
 /// Two blocks: a pair.
 const PAIR: usize = 2 * BLOCK;
 /// Lanes of one pool step (the ymm kernel: 8 registers of 2 lanes).
@@ -158,9 +161,9 @@ struct State {
     ta: u128,
 }
 
-struct States([State; CHUNK]);
+struct States<const C: usize>([State; C]);
 
-impl Drop for States {
+impl<const C: usize> Drop for States<C> {
     fn drop(&mut self) {
         for s in &mut self.0 {
             s.l.zeroize();
@@ -176,7 +179,8 @@ impl Drop for States {
 struct Batch<'k, const N: usize> {
     blocks: [Block; N],
     keys: [&'k AesKey; N],
-    /// The job of each entry (a byte: `CHUNK` <= 256, and the array is zeroed per chunk).
+    /// The job of each entry (a byte: chunks hold at most `CHUNK` <= 256 jobs, and the array
+    /// is zeroed per chunk).
     jobs: [u8; N],
     n: usize,
 }
@@ -193,7 +197,7 @@ impl<'k, const N: usize> Batch<'k, N> {
     fn push(&mut self, b: u128, key: &'k AesKey, job: usize) {
         self.blocks[self.n] = b.to_be_bytes();
         self.keys[self.n] = key;
-        debug_assert!(job < CHUNK);
+        debug_assert!(job < CHUNK && self.n < N);
         self.jobs[self.n] = job as u8;
         self.n += 1;
     }
@@ -216,9 +220,9 @@ impl<const N: usize> Drop for Batch<'_, N> {
 
 /// The even last chunks of a chunk's jobs, staged for the pair pool (input, then output, in
 /// place), wiped on drop.
-struct Stage([[Block; 2]; CHUNK]);
+struct Stage<const C: usize>([[Block; 2]; C]);
 
-impl Drop for Stage {
+impl<const C: usize> Drop for Stage<C> {
     fn drop(&mut self) {
         // `wipe`, not `zeroize`: one 16-byte store per block, not 16 byte stores.
         for b in self.0.as_flattened_mut() {
@@ -255,10 +259,14 @@ pub(crate) fn run(
 ) {
     // Both paths run the same code: on the single path `modes::run` hands over one job at a
     // time; a batch goes in chunks, everything batched across a chunk's jobs.
+    // The per-job state lives in stack arrays sized by the chunk's capacity: a small call
+    // (the single path: one job) does not clear and wipe 32 jobs' worth.
     for chunk in jobs.chunks_mut(CHUNK) {
-        match op {
-            Op::Encrypt => run_chunk::<false>(k, chunk, results),
-            Op::Decrypt => run_chunk::<true>(k, chunk, results),
+        match (op, chunk.len() <= SMALL) {
+            (Op::Encrypt, true) => run_chunk::<false, SMALL, { 2 * SMALL }>(k, chunk, results),
+            (Op::Decrypt, true) => run_chunk::<true, SMALL, { 2 * SMALL }>(k, chunk, results),
+            (Op::Encrypt, false) => run_chunk::<false, CHUNK, { 2 * CHUNK }>(k, chunk, results),
+            (Op::Decrypt, false) => run_chunk::<true, CHUNK, { 2 * CHUNK }>(k, chunk, results),
         }
     }
 }
@@ -271,11 +279,18 @@ fn tag_len(tag: &TagIo<'_>) -> usize {
     }
 }
 
-fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
+/// One chunk of at most `C` jobs; `C2 = 2C` (the tag batch's capacity).
+fn run_chunk<const DEC: bool, const C: usize, const C2: usize>(
+    k: Kernels,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+) {
+    const { assert!(C2 == 2 * C && C <= CHUNK) };
     let Some(first) = jobs.first() else { return };
     let n = jobs.len();
+    assert!(n <= C);
     let fill = first.lane.key;
-    let mut st = States([State::default(); CHUNK]);
+    let mut st = States([State::default(); C]);
     let st = &mut st.0[..n];
     for job in jobs.iter() {
         let io = &job.lane.io;
@@ -284,7 +299,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     }
 
     // 1. L = E(Format(τ, N)) of every job.
-    let mut batch = Batch::<CHUNK>::new(fill);
+    let mut batch = Batch::<C>::new(fill);
     for (j, job) in jobs.iter().enumerate() {
         batch.push(format_nonce(job.nonce, tag_len(&job.tag)), job.lane.key, j);
     }
@@ -329,8 +344,8 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     // 3. The whole pairs: wide steps per job, the rest pooled; an even last chunk joins the
     //    pool as a cut pair (see `PairLane`), staged. An odd last chunk needs only `E(L_ell)`
     //    (batched, 4.). The tag mask `f·La` of every job.
-    let mut stage = Stage([[[0; BLOCK]; 2]; CHUNK]);
-    let mut odd = Batch::<CHUNK>::new(fill);
+    let mut stage = Stage([[[0; BLOCK]; 2]; C]);
+    let mut odd = Batch::<C>::new(fill);
     {
         let mut ppool = PairPool::new(fill, jobs[0].lane.io);
         for ((j, job), staged) in jobs.iter().enumerate().zip(stage.0.iter_mut()) {
@@ -408,7 +423,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
     drop(stage);
 
     // 6. TE of every job, TA of the jobs with AD.
-    let mut batch = Batch::<{ 2 * CHUNK }>::new(fill);
+    let mut batch = Batch::<C2>::new(fill);
     for (j, job) in jobs.iter().enumerate() {
         batch.push(st[j].sum ^ st[j].te, job.lane.key, j);
         if !job.ad.is_empty() {
@@ -416,7 +431,7 @@ fn run_chunk<const DEC: bool>(k: Kernels, jobs: &mut [Prepared<'_>], results: &m
         }
     }
     batch.run(k);
-    let mut tags = [[0u8; BLOCK]; CHUNK];
+    let mut tags = [[0u8; BLOCK]; C];
     for i in 0..batch.n {
         let j = usize::from(batch.jobs[i]);
         tags[j] = xor(&tags[j], &batch.blocks[i]);
