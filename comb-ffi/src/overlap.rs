@@ -26,9 +26,11 @@ pub(crate) struct Region {
 
 /// Whether any two regions conflict: the fast check run on every batch. The written regions
 /// are sorted by start and swept for overlaps among themselves; once they are known to be
-/// disjoint their ends are sorted too, so each read-only region needs one binary search for
-/// the first written region ending after its start. O((W + R) log W) for W written and R
-/// read regions; `scratch` holds the written `(start, end)` pairs.
+/// disjoint their ends are sorted too, so each read-only region needs the first written
+/// region ending after its start: a forward sweep while the read regions come in increasing
+/// order, a binary search for one that does not. O((W + R) log W) for W written and R read
+/// regions, O(W log W + R) when the read regions are in order; `scratch` holds the written
+/// `(start, end)` pairs.
 pub(crate) fn any_conflict(regions: &[Region], scratch: &mut Vec<(usize, usize)>) -> bool {
     scratch.clear();
     scratch.extend(
@@ -40,17 +42,41 @@ pub(crate) fn any_conflict(regions: &[Region], scratch: &mut Vec<(usize, usize)>
     if scratch.is_empty() {
         return false;
     }
-    scratch.sort_unstable();
+    // By start alone: two written regions that overlap make some pair adjacent in this order
+    // overlap (equal starts included), and once the regions are disjoint their ends are in
+    // order too.
+    scratch.sort_unstable_by_key(|w| w.0);
     if scratch.windows(2).any(|w| w[1].0 < w[0].1) {
         return true;
     }
-    regions
-        .iter()
-        .filter(|r| !r.writable && r.start < r.end)
-        .any(|r| {
-            let i = scratch.partition_point(|w| w.1 <= r.start);
-            i < scratch.len() && scratch[i].0 < r.end
-        })
+    // Each read region's partner is the first written region ending after its start. Read
+    // regions in increasing order (jobs laid out in memory order, as IVs and AD usually are)
+    // move that index forward by a few predictable steps; a region out of order, or one that
+    // is still ahead after `WALK` steps, takes a binary search (so an adversarial order costs
+    // O(log W) per region, never a walk over all of them).
+    const WALK: usize = 8;
+    let (mut i, mut prev) = (0, 0);
+    for r in regions.iter().filter(|r| !r.writable && r.start < r.end) {
+        let ahead = |w: &(usize, usize)| w.1 <= r.start;
+        if r.start < prev {
+            i = scratch.partition_point(ahead);
+        } else {
+            let mut steps = 0;
+            while i < scratch.len() && ahead(&scratch[i]) {
+                i += 1;
+                steps += 1;
+                if steps == WALK {
+                    i += scratch[i..].partition_point(ahead);
+                    break;
+                }
+            }
+        }
+        prev = r.start;
+        if i < scratch.len() && scratch[i].0 < r.end {
+            return true;
+        }
+    }
+    false
 }
 
 /// `bad[j]` is true when a region of job `j` conflicts with another region (of any job,
@@ -186,6 +212,66 @@ mod tests {
             assert_eq!(
                 any_conflict(&regions, &mut Vec::new()),
                 want.iter().any(|&b| b),
+                "round {round}: {regions:?}"
+            );
+        }
+    }
+
+    /// Larger layouts for `any_conflict`'s sweep: many written regions, read regions in
+    /// increasing order (long forward walks), in random order (searches) or alternating far
+    /// and near, with and without a conflict.
+    #[test]
+    fn any_conflict_matches_brute_force_on_large_layouts() {
+        let mut rng = Rng(0x0dd_ba11_cafe_f00d);
+        for round in 0..600 {
+            let n_jobs = 64;
+            // Disjoint written regions at random gaps, so most rounds have no conflict among
+            // them; reads land anywhere.
+            let mut regions = Vec::new();
+            let mut at = 0u64;
+            for job in 0..(1 + rng.below(100)) {
+                at += rng.below(40) as u64;
+                let len = 1 + rng.below(30) as u64;
+                regions.push(Region {
+                    start: at as usize,
+                    end: (at + len) as usize,
+                    job: job % n_jobs,
+                    writable: true,
+                });
+                at += len;
+            }
+            let span = at + 10;
+            let mut reads: Vec<Region> = (0..rng.below(100))
+                .map(|job| {
+                    let start = rng.below(span);
+                    // Mostly short reads, which fit in the gaps.
+                    let len = if rng.below(8) == 0 {
+                        rng.below(40)
+                    } else {
+                        rng.below(3)
+                    };
+                    Region {
+                        start,
+                        end: start + len,
+                        job: job % n_jobs,
+                        writable: false,
+                    }
+                })
+                .collect();
+            match round % 3 {
+                0 => reads.sort_by_key(|r| r.start),
+                1 => {
+                    reads.sort_by_key(|r| r.start);
+                    let (lo, hi) = reads.split_at(reads.len() / 2);
+                    reads = hi.iter().zip(lo).flat_map(|(a, b)| [*a, *b]).collect();
+                }
+                _ => {}
+            }
+            regions.extend(reads);
+            let want = brute_force(&regions, n_jobs).iter().any(|&b| b);
+            assert_eq!(
+                any_conflict(&regions, &mut Vec::new()),
+                want,
                 "round {round}: {regions:?}"
             );
         }
