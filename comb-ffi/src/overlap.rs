@@ -7,12 +7,13 @@
 //! never conflicts with itself; a partial overlap of `in` and `out` does.
 //!
 //! Two steps: [`any_conflict`], run on every batch, only answers whether there is a conflict
-//! (sort the written regions, then one binary search per read region); [`conflicting_jobs`],
-//! run only when there is one, names every job involved. For the latter: two non-empty
-//! half-open intervals intersect exactly when one's start lies inside the other; with the
-//! regions sorted by start, the partners of each region are a contiguous index range found by
-//! binary search, and marking a range costs O(1) with a difference array. Both are
-//! O(n log n) in the number of regions, whatever the (possibly adversarial) layout.
+//! (sort the written regions, then find each read region's neighbour among them);
+//! [`conflicting_jobs`], run only when there is one, names every job involved. For the
+//! latter: two non-empty half-open intervals intersect exactly when one's start lies inside
+//! the other; with the regions sorted by start, the partners of each region are a contiguous
+//! index range found by binary search, and marking a range costs O(1) with a difference
+//! array. Both are O(n log n) in the number of regions, whatever the (possibly adversarial)
+//! layout.
 
 /// One memory region `[start, end)` of job `job` (addresses as integers; empty regions are
 /// ignored).

@@ -42,8 +42,9 @@
 //!    and the narrower one after them, four pairs per zmm register. The remaining pairs of
 //!    all jobs (on ymm at most one per job) go to a cross-job pair pool ([`PairPool`]) run
 //!    by the same two-layer kernel with per-lane keys and masks (8 lanes on xmm, 16 on
-//!    ymm), so short messages (one or two pairs) still fill the AES pipeline when batched. An even last chunk (17..=32 bytes) is a pair whose
-//!    second block is cut ([`PairLane`]): it joins the pool, staged in a 32-byte buffer.
+//!    ymm), so short messages (one or two pairs) still fill the AES pipeline when batched.
+//!    An even last chunk (17..=32 bytes) is a pair whose second block is cut
+//!    ([`PairLane`]): it joins the pool, staged in a 32-byte buffer.
 //! 4. Odd last chunks (1..=16 bytes): `E(L_ell)` of those jobs in one `encrypt_many`.
 //! 5. `TE` of every job and `TA` of every job with AD: one `encrypt_many`.
 //!
@@ -258,9 +259,9 @@ pub(crate) fn run(
     _path: Path,
 ) {
     // Both paths run the same code: on the single path `modes::run` hands over one job at a
-    // time; a batch goes in chunks, everything batched across a chunk's jobs.
-    // The per-job state lives in stack arrays sized by the chunk's capacity: a small call
-    // (the single path: one job) does not clear and wipe 32 jobs' worth.
+    // time; a batch goes in chunks, everything batched across a chunk's jobs. The per-job
+    // state lives in stack arrays sized by the chunk's capacity: a small call (the single
+    // path: one job) does not clear and wipe 32 jobs' worth.
     for chunk in jobs.chunks_mut(CHUNK) {
         match (op, chunk.len() <= SMALL) {
             (Op::Encrypt, true) => run_chunk::<false, SMALL, { 2 * SMALL }>(k, chunk, results),
@@ -1487,10 +1488,10 @@ unsafe fn body_zmm<const R: usize, const DEC: bool>(
         }
     }
     *l = to_int(bswap(_mm512_castsi512_si128(next)));
-    let half = _mm256_xor_si256(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64::<1>(s));
+    let s256 = _mm256_xor_si256(_mm512_castsi512_si256(s), _mm512_extracti64x4_epi64::<1>(s));
     let folded = _mm_xor_si128(
-        _mm256_castsi256_si128(half),
-        _mm256_extracti128_si256::<1>(half),
+        _mm256_castsi256_si128(s256),
+        _mm256_extracti128_si256::<1>(s256),
     );
     st(sum, _mm_xor_si128(ld(sum), folded));
 }
