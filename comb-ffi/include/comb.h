@@ -228,7 +228,8 @@ int comb_tag_len_range(uint32_t alg, size_t *min, size_t *max);
 /* 1 if a tag of len bytes is allowed, 0 if not, or COMB_ERR_UNKNOWN_ALGORITHM. */
 int comb_tag_len_allowed(uint32_t alg, size_t len);
 
-/* The out_cap a job with len input bytes needs (0 for MACs; len for PKCS#7 decryption). */
+/* The out_cap a job with len input bytes needs (0 for MACs; len for PKCS#7 decryption).
+ * COMB_ERR_INVALID_ARGUMENT if it would exceed PTRDIFF_MAX (no buffer can hold it). */
 int comb_output_len(uint32_t alg, uint32_t op, size_t len, size_t *out_len);
 
 /* Expands a 16-, 24- or 32-byte AES key into a new handle (*out = NULL on error).

@@ -624,7 +624,9 @@ pub unsafe extern "C" fn comb_tag_len_range(alg: u32, min: *mut usize, max: *mut
 
 /// `int comb_output_len(uint32_t alg, uint32_t op, size_t len, size_t *out_len)`: the
 /// `out_cap` a job of `len` input bytes needs (0 for MACs; for PKCS#7 decryption the input
-/// length, an upper bound of the plaintext).
+/// length, an upper bound of the plaintext). `COMB_ERR_INVALID_ARGUMENT` when that length
+/// exceeds `PTRDIFF_MAX`: no buffer can hold it (PKCS#7, COPA and Julius encryption expand a
+/// message near `SIZE_MAX`; the Rust API's `Algorithm::output_len` saturates there).
 ///
 /// # Safety
 /// `out_len` is NULL or valid for a write.
@@ -645,11 +647,13 @@ pub unsafe extern "C" fn comb_output_len(
         if out_len.is_null() {
             return COMB_ERR_NULL_POINTER;
         }
-        if a == Algorithm::AesCbcPkcs7 && o == Op::Encrypt && len > isize::MAX as usize - 16 {
+        // `output_len` saturates at `usize::MAX`, which is above the limit too.
+        let out = a.output_len(o, len);
+        if out > isize::MAX as usize {
             return COMB_ERR_INVALID_ARGUMENT;
         }
         // SAFETY: non-NULL and writable by the caller's contract.
-        unsafe { out_len.write(a.output_len(o, len)) };
+        unsafe { out_len.write(out) };
         COMB_OK
     })
 }

@@ -138,6 +138,22 @@ static void sizes(void)
     CHECK_CODE(comb_output_len(COMB_ALG_AES_CTR, 7, 100, &v), COMB_ERR_UNKNOWN_OP);
     CHECK_CODE(comb_output_len(COMB_ALG_AES_CBC_PKCS7, COMB_OP_ENCRYPT, (size_t)-1, &v),
                COMB_ERR_INVALID_ARGUMENT);
+    /* Julius and COPA expand encrypting and shrink decrypting. */
+    CHECK_CODE(comb_output_len(COMB_ALG_AES128_JULIUS, COMB_OP_ENCRYPT, 17, &v), COMB_OK);
+    CHECK(v == 48);
+    CHECK_CODE(comb_output_len(COMB_ALG_AES128_JULIUS, COMB_OP_DECRYPT, 48, &v), COMB_OK);
+    CHECK(v == 32);
+    CHECK_CODE(comb_output_len(COMB_ALG_AES128_COPA, COMB_OP_ENCRYPT, 0, &v), COMB_OK);
+    CHECK(v == 17);
+    CHECK_CODE(comb_output_len(COMB_ALG_AES128_COPA, COMB_OP_DECRYPT, 17, &v), COMB_OK);
+    CHECK(v == 16);
+    /* An output longer than PTRDIFF_MAX cannot be held by any buffer. */
+    CHECK_CODE(comb_output_len(COMB_ALG_AES128_JULIUS, COMB_OP_ENCRYPT, (size_t)-1, &v),
+               COMB_ERR_INVALID_ARGUMENT);
+    CHECK_CODE(comb_output_len(COMB_ALG_AES128_COPA, COMB_OP_ENCRYPT, (size_t)PTRDIFF_MAX, &v),
+               COMB_ERR_INVALID_ARGUMENT);
+    CHECK_CODE(comb_output_len(COMB_ALG_AES_CTR, COMB_OP_ENCRYPT, (size_t)PTRDIFF_MAX, &v), COMB_OK);
+    CHECK(v == (size_t)PTRDIFF_MAX);
 }
 
 static void handles(void)
