@@ -998,6 +998,15 @@ fn dbl_blocks(v: __m256i) -> __m256i {
     _mm256_xor_si256(_mm256_add_epi8(v, v), c)
 }
 
+/// `(L, 2L)`, the masks of a wide body's first two pairs, as blocks (`L` in the low lane),
+/// from the mask integer `l`.
+#[inline]
+#[target_feature(enable = "avx2,ssse3")]
+fn l_and_2l(l: u128) -> __m256i {
+    let m = _mm256_broadcastsi128_si256(bswap(from_int(l)));
+    _mm256_blend_epi32::<0xf0>(m, dbl_blocks(m))
+}
+
 /// Multiplication by x^16 of both lanes of `v`, masks as blocks (16 doublings): as integers,
 /// a shift left by two bytes and the reduction of the 16 bits shifted out, `t·(x^7 + x^2 + x
 /// + 1)` (at most 23 bits, so no further reduction). Constant time.
@@ -1257,10 +1266,7 @@ macro_rules! body_vaes_fn {
             // the step back (2048-byte messages 0.36 TSC cycles/byte; with the chain's links
             // made independent 0.315).
             assert!(R == 8 || steps <= 1, "only the widest step strides");
-            let m0 = {
-                let m = _mm256_broadcastsi128_si256(bswap(from_int(*l)));
-                _mm256_blend_epi32::<0xf0>(m, dbl_blocks(m))
-            };
+            let m0 = l_and_2l(*l);
             let mut lv: [__m256i; R] = core::array::from_fn(|r| times_xk_blocks(m0, 2 * r));
             let mut next = times_xk_blocks(m0, 2 * R);
             let mut s = _mm256_setzero_si256();
@@ -1409,10 +1415,7 @@ unsafe fn body_zmm<const R: usize, const DEC: bool>(
     let rounds = key.rounds.min(14);
     // The masks of register r, (L_4r, .., L_4r+3), each straight from (L, 2L) as in the
     // ymm body; `next` holds L_n in its low lane.
-    let m0 = {
-        let m = _mm256_broadcastsi128_si256(bswap(from_int(*l)));
-        _mm256_blend_epi32::<0xf0>(m, dbl_blocks(m))
-    };
+    let m0 = l_and_2l(*l);
     let quad = |k: usize| {
         _mm512_inserti64x4::<1>(
             _mm512_castsi256_si512(times_xk_blocks(m0, k)),
