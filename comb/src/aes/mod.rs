@@ -13,7 +13,7 @@ pub(crate) use lanes::{ChainLane, ChainRule, Lanes, Parallel};
 
 use crate::block::{Block, IoPtrs, BLOCK};
 use crate::cpu::{Backend, NiToken, VaesToken};
-use crate::gf128::GhashKey;
+use crate::gf128::{GhashKey, StitchGhash};
 use crate::Error;
 use std::sync::OnceLock;
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -308,9 +308,10 @@ impl Kernels {
 
     /// GCM encryption of one message with its CTR and its GHASH stitched in one kernel: CTR
     /// with a 32-bit counter from `ctr` (= inc32(J0)) over `io`, and `s` set to `S`, the
-    /// GHASH of `ad` and the ciphertext. Only on VAES with a key whose GHASH runs on ymm or
-    /// zmm (VPCLMULQDQ); elsewhere nothing is done and the result is `false` (the caller
-    /// runs [`Kernels::ctr`] and the stream hash).
+    /// GHASH of `ad` and the ciphertext. Only on VAES with a key whose GHASH runs on zmm, or
+    /// on ymm for a message of at least [`vaes::YMM_STITCH_MIN`] bytes (VPCLMULQDQ); elsewhere
+    /// nothing is done and the result is `false` (the caller runs [`Kernels::ctr`] and the
+    /// stream hash).
     pub(crate) fn gcm_encrypt(
         self,
         key: &AesKey,
@@ -326,6 +327,9 @@ impl Kernels {
         let Some(wide) = g.stitch() else {
             return false;
         };
+        if matches!(wide, StitchGhash::Ymm(_)) && io.len < vaes::YMM_STITCH_MIN {
+            return false;
+        }
         *s = [0; 16];
         if !ad.is_empty() {
             g.ghash_update(s, ad);

@@ -75,13 +75,16 @@ macro_rules! mul_acc_fn {
 /// products. `$token` is the backend's proof of features, `$features` the features its
 /// products need; `$agg8(pow, s, group)`, `$agg16(pow, s, a, b)` (sixteen blocks, one
 /// reduction) and `$agg_n(pow, s, blocks)` (a message's final group) its products, as
-/// closures (they may name the struct's `KARA`).
+/// closures (they may name the struct's `KARA`); and optionally `$tail(pow, s, rest,
+/// lengths)`, the whole rest of a message after its hashed groups and its lengths block
+/// under one reduction (see [`StitchState::tail`]), which `finish` then takes where it can.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
 macro_rules! gcm_stitch {
     (
         $(#[$doc:meta])*
         $token:ty, $features:literal,
-        agg8: $agg8:expr, agg16: $agg16:expr, agg_n: $agg_n:expr $(,)?
+        agg8: $agg8:expr, agg16: $agg16:expr, agg_n: $agg_n:expr
+        $(, tail: $tail:expr)? $(,)?
     ) => {
         $(#[$doc])*
         pub(crate) struct GcmStitch<'k, const KARA: bool> {
@@ -116,7 +119,17 @@ macro_rules! gcm_stitch {
             #[inline]
             #[target_feature(enable = $features)]
             pub(crate) fn finish(self, ct: &[u8], ad_len: usize, out: &mut Block) {
-                let (pow, agg8, agg16, agg_n) = (self.pow, $agg8, $agg16, $agg_n);
+                let pow = self.pow;
+                $(
+                    let tail = $tail;
+                    let s = self.state.tail(ct, ad_len, |s, rest, lengths| {
+                        tail(pow, s, rest, lengths)
+                    });
+                    if let Some(s) = s {
+                        return clmul::store_block(out, s);
+                    }
+                )?
+                let (agg8, agg16, agg_n) = ($agg8, $agg16, $agg_n);
                 let s = self.state.finish(
                     ct,
                     ad_len,
@@ -280,6 +293,14 @@ fn aggregate<S>(
     s
 }
 
+/// GCM's lengths block `[len(A)]_64 || [len(C)]_64` of a message whose `A` and `C` are
+/// `ad_len` and `ct_len` bytes long (lengths in bits modulo 2^64).
+#[inline(always)]
+fn lengths_block(ad_len: usize, ct_len: usize) -> Block {
+    let bits = |len: usize| u128::from((len as u64).wrapping_mul(8));
+    ((bits(ad_len) << 64) | bits(ct_len)).to_be_bytes()
+}
+
 /// GCM's block stream `A || 0^v || C || 0^u || [len(A)]_64 || [len(C)]_64` of one message,
 /// handed out as groups of eight blocks (straight from the inputs where the stream is
 /// aligned to them, else assembled in the caller's `pending` buffer), then one final group of
@@ -314,12 +335,11 @@ impl<'a> GcmBlocks<'a> {
     /// `ad` and `ct` are what is left of them (a whole number of blocks consumed from each).
     #[inline(always)]
     fn resume(ad: &'a [u8], ct: &'a [u8], ad_len: usize, ct_len: usize) -> GcmBlocks<'a> {
-        let bits = |len: usize| u128::from((len as u64).wrapping_mul(8));
         GcmBlocks {
             parts: [ad, ct],
             part: 0,
             n: 0,
-            lengths: ((bits(ad_len) << 64) | bits(ct_len)).to_be_bytes(),
+            lengths: lengths_block(ad_len, ct_len),
             long: ad.len() >= 16 * BLOCK || ct.len() >= 16 * BLOCK,
         }
     }
@@ -571,6 +591,12 @@ pub(crate) enum StitchGhash<'k> {
     Zmm(WideGhash<'k, vclmul512::Vclmul512Token>),
 }
 
+/// The most bytes of `C` that [`StitchState::tail`] hashes with the lengths block in one
+/// step: fifteen blocks, the last possibly partial, so that with the lengths block they take
+/// at most the sixteen key powers `H^16..H^1`.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+pub(crate) const TAIL_MAX: usize = 15 * BLOCK;
+
 /// GCM's GHASH of one message's ciphertext, hashed as a stitched encryption kernel writes
 /// it: the state of [`gcm_stream_one`] after the whole sixteen-block groups of `C` hashed
 /// so far, in order, from the state of the hashed `A`. The backends' `GcmStitch` give the
@@ -615,6 +641,21 @@ impl<S: Copy> StitchState<S> {
             self.s = agg16(self.s, a, b);
             self.hashed += 16;
         }
+    }
+
+    /// `S` of the message by a backend's one-step tail, `tail(s, rest, lengths)`: `rest`
+    /// the bytes of `ct` (all of `C`, `ad_len` the length of `A`) after the groups
+    /// [`StitchState::absorb`] hashed, and `lengths` the lengths block. `None` (nothing
+    /// hashed) when `rest` is more than [`TAIL_MAX`] bytes, too many blocks for one step.
+    #[inline(always)]
+    pub(crate) fn tail(
+        self,
+        ct: &[u8],
+        ad_len: usize,
+        tail: impl Fn(S, &[u8], &Block) -> S,
+    ) -> Option<S> {
+        let rest = ct.get(self.hashed * BLOCK..).unwrap_or_default();
+        (rest.len() <= TAIL_MAX).then(|| tail(self.s, rest, &lengths_block(ad_len, ct.len())))
     }
 
     /// `S` of the message: the rest of `ct` (all of `C`, `ad_len` the length of `A`) after
@@ -1442,6 +1483,25 @@ mod tests {
             let want = gcm_ghash_oracle(&h, &a, &c);
             for k in keys(&h) {
                 assert_eq!(k.gcm_ghash(&a, &c), want, "{:?}", k.backend());
+            }
+        }
+    }
+
+    /// Every length of `C` up to two sixteen-block steps and a partial third, so every size
+    /// of the zmm tail (whole and partial last blocks, with and without a fallback for more
+    /// than fifteen blocks) behind 0, 1 and 2 steps, with several lengths of `A`.
+    #[test]
+    fn gcm_ghash_matches_oracle_for_every_short_length() {
+        let mut rng = Rng(4343);
+        let h = rng.block();
+        let ks = keys(&h);
+        let c = rng.bytes(16 * 40);
+        for (n, clen) in (0..=c.len()).enumerate() {
+            let a = rng.bytes([0, 13, 16, 33][n % 4]);
+            let want = gcm_ghash_oracle(&h, &a, &c[..clen]);
+            for k in &ks {
+                let got = k.gcm_ghash(&a, &c[..clen]);
+                assert_eq!(got, want, "{:?} A {} C {clen}", k.backend(), a.len());
             }
         }
     }

@@ -4,9 +4,7 @@
 //! load as two zmm quadruples `[X0 | X1 | X2 | X3]`, `[X4 | … | X7]` (low lane first), are
 //! multiplied lane-wise by `[K8 | K7 | K6 | K5]` and `[K4 | … | K1]` (one 64-byte load each:
 //! `Powers::desc` is stored `K8` first), the unreduced products summed, the four lanes folded
-//! into one xmm `Wide` and reduced once with the xmm code of [`super::clmul`]. The final group
-//! of a message (at most eight blocks, the lengths block last) takes the same zmm step from
-//! six blocks up ([`agg_last`]), else the xmm kernel.
+//! into one xmm `Wide` and reduced once with the xmm code of [`super::clmul`].
 //!
 //! Where sixteen blocks lie whole in the input, they go as one step of four quadruples under
 //! `K16..K9` (`Powers::desc_hi`) and `K8..K1`, with one fold and one reduction: a message's
@@ -18,6 +16,9 @@
 //! instruction issues every ~2 core cycles whatever its width, so a zmm instruction does
 //! four products in the time an xmm one does one and a ymm one two; GHASH on ymm was bound
 //! by that multiplier throughput (5.3 core cycles/block), not by the chain's latency.
+//!
+//! What is left of a message after its sixteen-block steps, at most fifteen blocks with the
+//! lengths block, is one more step under one reduction ([`tail`]).
 //!
 //! Only GCM's stream ([`gcm_many`]) and the GHASH half of GCM's stitched encryption kernel
 //! ([`GcmStitch`]) run on zmm; every other use of a key on this
@@ -32,7 +33,7 @@ use core::arch::x86_64::*;
 use super::clmul::{self, Wide};
 use super::vclmul::VclmulToken;
 use super::{GhashKey, MulVariant, Powers};
-use crate::block::Block;
+use crate::block::{Block, BLOCK};
 
 /// Proof that AVX-512F, AVX-512BW and VPCLMULQDQ (and, through [`VclmulToken`], the ymm and
 /// xmm instructions) exist on this CPU. Zero-sized; only [`Vclmul512Token::get`] makes one.
@@ -170,53 +171,58 @@ fn agg16<const KARA: bool>(pow: &Powers, s: __m128i, a: &[Block; 8], b: &[Block;
     reduce4::<KARA>(w)
 }
 
-/// The fewest blocks of a final group that [`agg_last`] hashes on zmm; smaller groups take
-/// [`clmul::agg_n`]. Measured (GCM, TSC cycles/byte): in an in-process loop over 64
-/// messages (fastest of 41), the zmm kernel for every size was 2-12% faster for final
-/// groups of 6-8 blocks, even at 5 and slower at 1-4 (the
-/// lane assembly and the fold lengthen the chain at the end of a message, where the xmm
-/// products would issue in the shadow of other work). With this threshold, `comb bench`
-/// (alternated builds, both directions): 100-byte messages 2.05-2.15 -> 1.90-1.96,
-/// 200 bytes 1.11-1.24 -> 1.08-1.12, the realistic mix 0.6-1% faster. Not used after
-/// the stitched encryption ([`GcmStitch::finish`]): there it made 1424-1496-byte messages
-/// 3-7% slower, at 1440 bytes even where it fell back to the xmm kernel.
-const ZMM_LAST_MIN: usize = 6;
-
-/// A message's final group of `n = 1..=8` blocks (the lengths block last), one reduction:
-/// `(s ^ X_0)·H^n + X_1·H^(n-1) + … + X_(n-1)·H`. With at least [`ZMM_LAST_MIN`] blocks on
-/// zmm: the blocks sit as the last `n` of eight lanes after `8 - n` zero lanes (which add
-/// nothing), so that each quadruple meets a whole quadruple of powers (`K8..K5`, `K4..K1`),
-/// and a quarter of [`clmul::agg_n`]'s VPCLMULQDQ are issued (one per four products; a zmm
-/// one issues as fast as an xmm one on Zen 4). The lanes come from [`clmul::group_lane`]'s
-/// 16-byte loads.
+/// `(s ^ X_0)·H^n + X_1·H^(n-1) + … + L·H` with one reduction, for `X_0..` the blocks of
+/// `rest` (at most [`super::TAIL_MAX`] bytes, the last block zero-padded) and `L` the
+/// lengths block: a stitched message's whole final step ([`GcmStitch::finish`]), in place of
+/// a final group of eight and a smaller one, each reduced. The `n <= 16` blocks sit in the
+/// last `n` of sixteen lanes (four zmm registers, each quadruple under its whole quadruple
+/// of powers `K16..K13`, …, `K4..K1`), the lengths block always in the last, straight from
+/// the ciphertext by masked loads: lane `l` holds bytes `16·(l - 16 + n)..` of `rest`, and
+/// bytes outside `rest` are masked off (not read: a masked load does not touch them) and
+/// zero.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
-fn agg_last<const KARA: bool>(pow: &Powers, s: __m128i, blocks: &[Block]) -> __m128i {
-    let n = blocks.len();
-    debug_assert!((1..=8).contains(&n));
-    if n < ZMM_LAST_MIN {
-        return clmul::agg_n::<KARA>(pow, s, blocks);
-    }
-    let pad = 8 - n.min(8);
+fn tail<const KARA: bool>(pow: &Powers, s: __m128i, rest: &[u8], lengths: &Block) -> __m128i {
+    debug_assert!(rest.len() <= super::TAIL_MAX);
+    let len = rest.len().min(super::TAIL_MAX);
+    // Lane of the first block of `rest` (or of the lengths block, if `rest` is empty).
+    let first = 15 - len.div_ceil(BLOCK);
     let rev = _mm512_broadcast_i32x4(_mm_set_epi8(
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
     ));
-    let (kq, _) = pow.desc.as_chunks::<4>();
-    let (kkq, _) = pow.kk.as_chunks::<4>();
+    let quads = |hi: &[u128; 8], lo: &[u128; 8]| {
+        let (h, _) = hi.as_chunks::<4>();
+        let (l, _) = lo.as_chunks::<4>();
+        [h[0], h[1], l[0], l[1]]
+    };
+    let (keys, kks) = (quads(&pow.desc_hi, &pow.desc), quads(&pow.kk_hi, &pow.kk));
+    // Bits `0..n` of a 64-bit mask.
+    let below = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
     let mut w = Wide4::zero();
-    // Quadruples wholly in the zero lanes contribute nothing: start at the first block's.
-    for q in pad / 4..2 {
-        let lane = |l: usize| clmul::group_lane(blocks, pad, 4 * q + l);
-        let lo = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lane(0)), lane(1));
-        let hi = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lane(2)), lane(3));
-        let mut x =
-            _mm512_shuffle_epi8(_mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi), rev);
-        if q == pad / 4 {
-            // `s` joins the first block, in lane `pad % 4`.
-            let first = 0xfu16 << (4 * (pad % 4));
-            x = _mm512_xor_si512(x, _mm512_maskz_broadcast_i32x4(first, s));
+    for q in first / 4..4 {
+        // Offset in `rest` of lane 4q's first byte: negative before the first block.
+        let at = (64 * q) as isize - (BLOCK * first) as isize;
+        let from = at.unsigned_abs().min(64) * usize::from(at < 0);
+        let to = (len as isize - at).clamp(0, 64) as usize;
+        let mask = below(to) & !below(from);
+        // SAFETY: the mask selects exactly the bytes `at + from..at + to` of `rest`, which
+        // lie inside it (`0 <= at + from`, `at + to <= len`); masked-off bytes are not
+        // accessed (and do not fault), so the pointer may lie outside `rest` (computed with
+        // wrapping arithmetic, never dereferenced there).
+        let v = unsafe { _mm512_maskz_loadu_epi8(mask, rest.as_ptr().wrapping_offset(at).cast()) };
+        let mut x = if q == 3 {
+            // SAFETY: `lengths` is a reference to 16 readable bytes.
+            let l = unsafe { _mm_loadu_si128(lengths.as_ptr().cast()) };
+            _mm512_mask_broadcast_i32x4(v, 0xf000, l)
+        } else {
+            v
+        };
+        x = _mm512_shuffle_epi8(x, rev);
+        if q == first / 4 {
+            // `s` joins the first block, in lane `first % 4`.
+            x = _mm512_xor_si512(x, _mm512_maskz_broadcast_i32x4(0xf << (4 * (first % 4)), s));
         }
-        mul_acc4::<KARA>(&mut w, x, load_keys(&kq[q]), load_keys(&kkq[q]));
+        mul_acc4::<KARA>(&mut w, x, load_keys(&keys[q]), load_keys(&kks[q]));
     }
     reduce4::<KARA>(w)
 }
@@ -245,23 +251,44 @@ gcm_stitch! {
     agg8: |pow: &Powers, s, g: &[Block; 8]| agg8::<KARA>(pow, s, g),
     agg16: |pow: &Powers, s, a: &[Block; 8], b: &[Block; 8]| agg16::<KARA>(pow, s, a, b),
     agg_n: |pow: &Powers, s, g: &[Block]| clmul::agg_n::<KARA>(pow, s, g),
+    tail: |pow: &Powers, s, rest: &[u8], lengths: &Block| tail::<KARA>(pow, s, rest, lengths),
 }
 
+/// GCM's GHASH of one message, `A` by the block-wise update, then the whole sixteen-block
+/// groups of `C` and its tail as the stitched encryption hashes its ciphertext
+/// ([`GcmStitch`]).
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
+fn gcm_one<const KARA: bool>(key: &GhashKey, ad: &[u8], ct: &[u8], out: &mut Block) {
+    let mut s = [0u8; BLOCK];
+    if !ad.is_empty() {
+        key.ghash_update(&mut s, ad);
+    }
+    let mut h = GcmStitch::<KARA> {
+        pow: &key.pow,
+        state: super::StitchState::new(clmul::load_block(&s)),
+    };
+    crate::block::wipe(&mut s);
+    // SAFETY: `ct` is a slice, so its `len / 16` whole blocks are readable, and they are
+    // not written while this runs (it is borrowed shared).
+    unsafe { h.absorb(ct.as_ptr(), ct.len() / BLOCK) };
+    h.finish(ct, ad.len(), out);
+}
+
+/// The messages one at a time ([`gcm_one`]), unlike the xmm and ymm backends' two side by
+/// side ([`super::gcm_stream_wide_many`]): with the tail's single reduction, one message at
+/// a time was faster on the Intel AVX-512 VM (GCM decryption, which hashes here, TSC
+/// cycles/byte, the same build: the realistic mix 0.352-0.368 -> 0.325-0.329, 64-byte
+/// messages 1.76 -> 1.71, 256 bytes 0.573 -> 0.536, 1456 bytes 0.267 -> 0.261).
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
 fn gcm_many_impl<'a, const KARA: bool>(
     keys: &[&'a GhashKey],
     data: impl Fn(usize) -> (&'a [u8], &'a [u8]),
     outs: &mut [Block],
 ) {
-    super::gcm_stream_wide_many::<_, true>(
-        _mm_setzero_si128(),
-        keys.len().min(outs.len()),
-        data,
-        |i, s, c| agg8::<KARA>(&keys[i].pow, s, c),
-        |i, s, a, b| agg16::<KARA>(&keys[i].pow, s, a, b),
-        |i, s, c| agg_last::<KARA>(&keys[i].pow, s, c),
-        |i, s| clmul::store_block(&mut outs[i], s),
-    );
+    for (i, (key, out)) in keys.iter().zip(outs.iter_mut()).enumerate() {
+        let (ad, ct) = data(i);
+        gcm_one::<KARA>(key, ad, ct, out);
+    }
 }
 
 /// [`GhashKey::gcm_ghash_many`] on this backend (every key's, variant `v`).

@@ -18,10 +18,10 @@
 //! Batch path and single path run the same code: the per-message fixed work, `E_K(J0)` of
 //! every job, is one batched cipher call (one block per job, as CMAC's finalisation), then per
 //! job the wide CTR from `inc32(J0)` and GHASH. On the single path each call has one job.
-//! Encrypting a message of [`STITCH_MIN`] bytes or more on VAES with a VPCLMULQDQ GHASH
-//! (ymm or zmm), CTR and GHASH run as one stitched kernel ([`Kernels::gcm_encrypt`]);
-//! shorter messages (and every message elsewhere) run CTR and then GHASH, two messages'
-//! hashes side by side.
+//! Encrypting on VAES with a VPCLMULQDQ GHASH, CTR and GHASH run as one stitched kernel
+//! ([`Kernels::gcm_encrypt`]): every message where the GHASH runs on zmm, messages of 512
+//! bytes or more where it runs on ymm. The other messages (and every message elsewhere) run
+//! CTR and then GHASH, two messages' hashes side by side.
 //!
 //! Secrets wiped after use: `inc32(J0)`, `E_K(J0)`, the GHASH state `S` and `E_K(J0) ^ S`
 //! (the full 16-byte tag block). `J0` itself is the job's `chain`, wiped with the job.
@@ -38,10 +38,6 @@ const CHUNK: usize = 64;
 
 /// Capacity of the arrays for calls of at most this many jobs (the single path has one).
 const SMALL: usize = 8;
-
-/// Messages of at least this many bytes encrypt with CTR and GHASH stitched in one kernel
-/// ([`Kernels::gcm_encrypt`]), one message at a time, where the CPU has it.
-const STITCH_MIN: usize = 512;
 
 /// The pre-counter block `J0` of SP 800-38D §7.1 step 2 for nonce `iv` (1 byte or more;
 /// validated by the caller), written into `j`, a job's chaining block.
@@ -132,16 +128,15 @@ fn run_chunk<const C: usize>(
     let mut ghash_keys: [&GhashKey; C] = [first.lane.key.ghash_key(); C];
     match op {
         Op::Encrypt => {
-            // A message of STITCH_MIN bytes or more runs CTR and GHASH in one kernel where
-            // the backends allow it; the others (`rest`, job indices: C <= 256) hash side by
-            // side.
+            // A message runs CTR and GHASH in one kernel where the backends allow it; the
+            // others (`rest`, job indices: C <= 256) hash side by side.
             const { assert!(C <= 256) };
             let mut rest = [0u8; C];
             let mut m = 0;
             for (i, job) in chunk.iter().enumerate() {
                 let io = &job.lane.io;
-                let long = io.len >= STITCH_MIN && matches!(job.tag, TagIo::Out(_));
-                if !(long && k.gcm_encrypt(job.lane.key, io, &ctr[i], job.ad, &mut s[i])) {
+                let out = matches!(job.tag, TagIo::Out(_));
+                if !(out && k.gcm_encrypt(job.lane.key, io, &ctr[i], job.ad, &mut s[i])) {
                     rest[m] = i as u8;
                     m += 1;
                 }

@@ -17,7 +17,9 @@
 
 mod wide;
 
-pub(crate) use wide::{crypt_many, ctr, ecb_then_cfb_decrypt, gcm_encrypt, parallel};
+pub(crate) use wide::{
+    crypt_many, ctr, ecb_then_cfb_decrypt, gcm_encrypt, parallel, YMM_STITCH_MIN,
+};
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
