@@ -591,11 +591,11 @@ pub(crate) enum StitchGhash<'k> {
     Zmm(WideGhash<'k, vclmul512::Vclmul512Token>),
 }
 
-/// The most bytes of `C` that [`StitchState::tail`] hashes with the lengths block in one
-/// step: fifteen blocks, the last possibly partial, so that with the lengths block they take
-/// at most the sixteen key powers `H^16..H^1`.
+/// The most bytes of `C` that [`StitchState::tail`] hashes with the lengths block: less
+/// than one sixteen-block step, all that is left after [`StitchState::absorb`] has hashed
+/// every whole group.
 #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-pub(crate) const TAIL_MAX: usize = 15 * BLOCK;
+pub(crate) const TAIL_MAX: usize = 16 * BLOCK - 1;
 
 /// GCM's GHASH of one message's ciphertext, hashed as a stitched encryption kernel writes
 /// it: the state of [`gcm_stream_one`] after the whole sixteen-block groups of `C` hashed
@@ -643,10 +643,10 @@ impl<S: Copy> StitchState<S> {
         }
     }
 
-    /// `S` of the message by a backend's one-step tail, `tail(s, rest, lengths)`: `rest`
-    /// the bytes of `ct` (all of `C`, `ad_len` the length of `A`) after the groups
-    /// [`StitchState::absorb`] hashed, and `lengths` the lengths block. `None` (nothing
-    /// hashed) when `rest` is more than [`TAIL_MAX`] bytes, too many blocks for one step.
+    /// `S` of the message by a backend's tail, `tail(s, rest, lengths)`: `rest` the bytes of
+    /// `ct` (all of `C`, `ad_len` the length of `A`) after the groups [`StitchState::absorb`]
+    /// hashed, and `lengths` the lengths block. `None` (nothing hashed) when `rest` is more
+    /// than [`TAIL_MAX`] bytes (a whole group not absorbed).
     #[inline(always)]
     pub(crate) fn tail(
         self,
@@ -725,14 +725,38 @@ impl Kernel {
 /// ... are 32-byte loads for the ymm kernel); `kk[j]` holds `hi64(desc[j]) ^ lo64(desc[j])`
 /// in both halves, the Karatsuba middle operand. `desc_hi` and `kk_hi` are the same for
 /// `K_16..K_9` (`K_16` first), made only for the ymm and zmm kernels (zeros otherwise),
-/// whose sixteen-block steps use them.
+/// whose sixteen-block steps use them. `desc_hi` lies right before `desc` and `kk_hi` right
+/// before `kk`, so that `K_16..K_1` and their middles are each one array in memory
+/// ([`Powers::desc16`]).
 #[derive(Clone)]
 #[repr(C, align(32))]
 pub(crate) struct Powers {
-    pub(crate) desc: [u128; 8],
-    pub(crate) kk: [u128; 8],
     pub(crate) desc_hi: [u128; 8],
+    pub(crate) desc: [u128; 8],
     pub(crate) kk_hi: [u128; 8],
+    pub(crate) kk: [u128; 8],
+}
+
+const _: () = {
+    use core::mem::offset_of;
+    assert!(offset_of!(Powers, desc) == offset_of!(Powers, desc_hi) + 128);
+    assert!(offset_of!(Powers, kk) == offset_of!(Powers, kk_hi) + 128);
+};
+
+impl Powers {
+    /// Pointers to `K_16..K_1` and to their Karatsuba middles, sixteen `u128` each (the
+    /// fields `desc_hi, desc` and `kk_hi, kk`, adjacent by the layout asserted above), valid
+    /// for reads while `self` is borrowed.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    pub(crate) fn desc16(&self) -> (*const u128, *const u128) {
+        let base: *const Powers = self;
+        // The pointers derive from the whole struct, so they may read across both fields.
+        let at = |offset: usize| base.cast::<u8>().wrapping_add(offset).cast::<u128>();
+        (
+            at(core::mem::offset_of!(Powers, desc_hi)),
+            at(core::mem::offset_of!(Powers, kk_hi)),
+        )
+    }
 }
 
 /// A GHASH key: H = E_K(0^128) as the powers H^1..H^8 (..H^16 on the ymm and zmm

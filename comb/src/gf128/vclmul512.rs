@@ -171,60 +171,96 @@ fn agg16<const KARA: bool>(pow: &Powers, s: __m128i, a: &[Block; 8], b: &[Block;
     reduce4::<KARA>(w)
 }
 
-/// `(s ^ X_0)·H^n + X_1·H^(n-1) + … + L·H` with one reduction, for `X_0..` the blocks of
-/// `rest` (at most [`super::TAIL_MAX`] bytes, the last block zero-padded) and `L` the
-/// lengths block: a stitched message's whole final step ([`GcmStitch::finish`]), in place of
-/// a final group of eight and a smaller one, each reduced. The `n <= 16` blocks sit in the
-/// last `n` of sixteen lanes (four zmm registers, each quadruple under its whole quadruple
-/// of powers `K16..K13`, …, `K4..K1`), the lengths block always in the last, straight from
-/// the ciphertext by masked loads: lane `l` holds bytes `16·(l - 16 + n)..` of `rest`, and
-/// bytes outside `rest` are masked off (not read: a masked load does not touch them) and
-/// zero.
+/// The bytes of a message's tail (at most [`super::TAIL_MAX`]), the way the stitched CTR
+/// leaves its last step: block `j` in lane `j % 4` of register `j / 4`, zero past the end.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn load_tail(rest: &[u8]) -> [__m512i; 4] {
+    let len = rest.len().min(super::TAIL_MAX);
+    core::array::from_fn(|q| {
+        let n = len.saturating_sub(64 * q).min(64);
+        let mask = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        // SAFETY: the mask selects bytes `64q..64q + n` of `rest`, all inside it (`64q + n
+        // <= len`); masked-off bytes are not accessed and do not fault, so the pointer,
+        // made with wrapping arithmetic, may point past `rest` when `n` is 0.
+        unsafe { _mm512_maskz_loadu_epi8(mask, rest.as_ptr().wrapping_add(64 * q).cast()) }
+    })
+}
+
+/// `(s ^ X_0)·H^n + X_1·H^(n-1) + … + X_(n-1)·H` with one reduction, for the `n <= 16`
+/// blocks `X_j` in lane `j % 4` of `quads[j / 4]` (GCM blocks as stored, not yet
+/// byte-reversed); with `lengths`, the block `X_(n-1)` is that block (its lane in `quads`
+/// is zero). Lane `j` is multiplied by `K_(n-j)`: four consecutive powers from `K_16..K_1`
+/// ([`Powers::desc16`]), lanes at and past `n` masked off (zero).
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
-fn tail<const KARA: bool>(pow: &Powers, s: __m128i, rest: &[u8], lengths: &Block) -> __m128i {
-    debug_assert!(rest.len() <= super::TAIL_MAX);
-    let len = rest.len().min(super::TAIL_MAX);
-    // Lane of the first block of `rest` (or of the lengths block, if `rest` is empty).
-    let first = 15 - len.div_ceil(BLOCK);
+fn tail_products<const KARA: bool>(
+    pow: &Powers,
+    s: __m128i,
+    quads: &[__m512i; 4],
+    n: usize,
+    lengths: Option<&Block>,
+) -> __m128i {
+    debug_assert!((1..=16).contains(&n));
+    let n = n.clamp(1, 16);
     let rev = _mm512_broadcast_i32x4(_mm_set_epi8(
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
     ));
-    let quads = |hi: &[u128; 8], lo: &[u128; 8]| {
-        let (h, _) = hi.as_chunks::<4>();
-        let (l, _) = lo.as_chunks::<4>();
-        [h[0], h[1], l[0], l[1]]
-    };
-    let (keys, kks) = (quads(&pow.desc_hi, &pow.desc), quads(&pow.kk_hi, &pow.kk));
-    // Bits `0..n` of a 64-bit mask.
-    let below = |n: usize| if n >= 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let (keys, kks) = pow.desc16();
     let mut w = Wide4::zero();
-    for q in first / 4..4 {
-        // Offset in `rest` of lane 4q's first byte: negative before the first block.
-        let at = (64 * q) as isize - (BLOCK * first) as isize;
-        let from = at.unsigned_abs().min(64) * usize::from(at < 0);
-        let to = (len as isize - at).clamp(0, 64) as usize;
-        let mask = below(to) & !below(from);
-        // SAFETY: the mask selects exactly the bytes `at + from..at + to` of `rest`, which
-        // lie inside it (`0 <= at + from`, `at + to <= len`); masked-off bytes are not
-        // accessed (and do not fault), so the pointer may lie outside `rest` (computed with
-        // wrapping arithmetic, never dereferenced there).
-        let v = unsafe { _mm512_maskz_loadu_epi8(mask, rest.as_ptr().wrapping_offset(at).cast()) };
-        let mut x = if q == 3 {
-            // SAFETY: `lengths` is a reference to 16 readable bytes.
-            let l = unsafe { _mm_loadu_si128(lengths.as_ptr().cast()) };
-            _mm512_mask_broadcast_i32x4(v, 0xf000, l)
-        } else {
-            v
-        };
-        x = _mm512_shuffle_epi8(x, rev);
-        if q == first / 4 {
-            // `s` joins the first block, in lane `first % 4`.
-            x = _mm512_xor_si512(x, _mm512_maskz_broadcast_i32x4(0xf << (4 * (first % 4)), s));
+    for (q, &quad) in quads.iter().enumerate().take(n.div_ceil(4)) {
+        let mut x = quad;
+        if let Some(l) = lengths.filter(|_| q == (n - 1) / 4) {
+            // SAFETY: `l` is a reference to 16 readable bytes.
+            let l = unsafe { _mm_loadu_si128(l.as_ptr().cast()) };
+            x = _mm512_mask_broadcast_i32x4(x, 0xf << (4 * ((n - 1) % 4)), l);
         }
-        mul_acc4::<KARA>(&mut w, x, load_keys(&keys[q]), load_keys(&kks[q]));
+        x = _mm512_shuffle_epi8(x, rev);
+        if q == 0 {
+            // `s` joins the first block, lane 0.
+            x = _mm512_xor_si512(x, _mm512_zextsi128_si512(s));
+        }
+        // Lanes 4q.. take K_(n-4q).., elements 16 - n + 4q.. of `K_16..K_1`; those of
+        // lanes at or past `n` are masked off.
+        let live = (n - 4 * q).min(4);
+        let mask = ((1u16 << (2 * live)) - 1) as u8;
+        let at = 16 - n + 4 * q;
+        // SAFETY: the unmasked elements are `at..at + live`, and `at + live <= 16`: inside
+        // both sixteen-element arrays of `desc16`. Masked-off elements are not accessed.
+        let (k, kk) = unsafe {
+            (
+                _mm512_maskz_loadu_epi64(mask, keys.wrapping_add(at).cast()),
+                _mm512_maskz_loadu_epi64(mask, kks.wrapping_add(at).cast()),
+            )
+        };
+        mul_acc4::<KARA>(&mut w, x, k, kk);
     }
     reduce4::<KARA>(w)
+}
+
+/// `(s ^ X_0)·H^n + X_1·H^(n-1) + … + L·H` for `X_0..` the blocks of a message's tail,
+/// `rest` bytes (at most [`super::TAIL_MAX`], the last block zero-padded) as [`load_tail`]
+/// leaves them in `quads`, and `L` its lengths block: a stitched message's final step
+/// ([`GcmStitch::finish`]), in place of a final group of eight and a smaller one, each
+/// reduced. Up to fifteen blocks and the lengths block take one step and one reduction; a
+/// tail of sixteen blocks takes a second, one-block product for the lengths block.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
+fn tail<const KARA: bool>(
+    pow: &Powers,
+    s: __m128i,
+    quads: &[__m512i; 4],
+    rest: usize,
+    lengths: &Block,
+) -> __m128i {
+    debug_assert!(rest <= super::TAIL_MAX);
+    let blocks = rest.div_ceil(BLOCK);
+    if blocks < 16 {
+        tail_products::<KARA>(pow, s, quads, blocks + 1, Some(lengths))
+    } else {
+        let s = tail_products::<KARA>(pow, s, quads, 16, None);
+        clmul::agg_n::<KARA>(pow, s, core::slice::from_ref(lengths))
+    }
 }
 
 gcm_stitch! {
@@ -251,12 +287,38 @@ gcm_stitch! {
     agg8: |pow: &Powers, s, g: &[Block; 8]| agg8::<KARA>(pow, s, g),
     agg16: |pow: &Powers, s, a: &[Block; 8], b: &[Block; 8]| agg16::<KARA>(pow, s, a, b),
     agg_n: |pow: &Powers, s, g: &[Block]| clmul::agg_n::<KARA>(pow, s, g),
-    tail: |pow: &Powers, s, rest: &[u8], lengths: &Block| tail::<KARA>(pow, s, rest, lengths),
+    tail: |pow: &Powers, s, rest: &[u8], lengths: &Block| {
+        tail::<KARA>(pow, s, &load_tail(rest), rest.len(), lengths)
+    },
 }
 
 /// GCM's GHASH of one message, `A` by the block-wise update, then the whole sixteen-block
 /// groups of `C` and its tail as the stitched encryption hashes its ciphertext
 /// ([`GcmStitch`]).
+impl<const KARA: bool> GcmStitch<'_, KARA> {
+    /// `S` of the message into `out`, as [`GcmStitch::finish`], but with the tail of `ct`
+    /// (all of `C`; `ad_len` the length of `A`) taken from `quads`, the stitched CTR's last
+    /// step as [`load_tail`] would load it, rather than from memory.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
+    pub(crate) fn finish_quads(
+        self,
+        quads: &[__m512i; 4],
+        ct: &[u8],
+        ad_len: usize,
+        out: &mut Block,
+    ) {
+        let pow = self.pow;
+        let s = self.state.tail(ct, ad_len, |s, rest, lengths| {
+            tail::<KARA>(pow, s, quads, rest.len(), lengths)
+        });
+        match s {
+            Some(s) => clmul::store_block(out, s),
+            None => self.finish(ct, ad_len, out),
+        }
+    }
+}
+
 #[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
 fn gcm_one<const KARA: bool>(key: &GhashKey, ad: &[u8], ct: &[u8], out: &mut Block) {
     let mut s = [0u8; BLOCK];

@@ -709,7 +709,7 @@ unsafe fn ctr_vaes_then<const LOW32: bool>(
 #[target_feature(enable = "avx,avx2,vaes,aes,avx512f,avx512bw")]
 unsafe fn ctr_zmm_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &Block) {
     // SAFETY: the caller's contract is this function's.
-    unsafe { ctr_zmm_then::<LOW32>(key, io, ctr, |_, _| {}) }
+    unsafe { ctr_zmm_then::<LOW32>(key, io, ctr, |_, _| {}) };
 }
 
 /// [`ctr_vaes`] on zmm: four registers of four counter blocks per 16-block step, and the
@@ -722,6 +722,11 @@ unsafe fn ctr_zmm_vaes<const LOW32: bool>(key: &AesKey, io: &IoPtrs<'_>, ctr: &B
 /// caller inlines this into a function of more features, so that `written` (GCM's GHASH of
 /// the ciphertext written so far, [`gcm_encrypt`]) issues right behind the next step's
 /// rounds.
+///
+/// Returns the output of the last step, the bytes after the whole 16-block steps, as they
+/// were stored: block `j` of the step in lane `j % 4` of register `j / 4`, zero past the end
+/// (all zero when nothing is left after the whole steps); GCM hashes them from there. `None`
+/// where the 64-bit fallback ran instead.
 ///
 /// Against the ymm kernel (alternated builds, `comb bench --alg aes-gcm --op encrypt`,
 /// stitched GCM, TSC cycles/byte): 1024 B 0.395-0.400 -> 0.358-0.361, 1440 B 0.356-0.357 ->
@@ -758,14 +763,15 @@ unsafe fn ctr_zmm_then<const LOW32: bool>(
     io: &IoPtrs<'_>,
     ctr: &Block,
     mut written: impl FnMut(usize, bool),
-) {
+) -> Option<[__m512i; 4]> {
     let full = io.len / BLOCK;
     let blocks = io.len.div_ceil(BLOCK);
     let c0 = u128::from_be_bytes(*ctr);
     if !LOW32 && (c0 as u64 as u128) + (blocks as u128) > 1 << 64 {
         // SAFETY: the caller's contract is `ctr_vaes`'s.
         unsafe { ctr_vaes::<LOW32>(key, io, ctr) };
-        return written(full, true);
+        written(full, true);
+        return None;
     }
     let rounds = key.rounds.min(14);
     // Every lane holds the counter as a little-endian u128; block offsets go into its low
@@ -823,7 +829,9 @@ unsafe fn ctr_zmm_then<const LOW32: bool>(
                 }
             }
             let kl = row(rounds);
-            for (j, xj) in x.iter().enumerate() {
+            // The output registers, zero past `bytes` (what `ctr_zmm_then` returns).
+            let mut out = [_mm512_setzero_si512(); $n];
+            for (j, (xj, o)) in x.iter().zip(out.iter_mut()).enumerate() {
                 let y = _mm512_aesenclast_epi128(*xj, kl);
                 let at = BLOCK * i + 64 * j;
                 // SAFETY: a whole step touches blocks i..i + 16, all below `full`, inside
@@ -835,17 +843,20 @@ unsafe fn ctr_zmm_then<const LOW32: bool>(
                     match bytes {
                         None => {
                             let d = _mm512_loadu_si512(src.cast());
-                            _mm512_storeu_si512(dst.cast(), _mm512_xor_si512(y, d));
+                            *o = _mm512_xor_si512(y, d);
+                            _mm512_storeu_si512(dst.cast(), *o);
                         }
                         Some(b) => {
                             let n = b.saturating_sub(64 * j).min(64);
                             let m = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
                             let d = _mm512_maskz_loadu_epi8(m, src.cast());
-                            _mm512_mask_storeu_epi8(dst.cast(), m, _mm512_xor_si512(y, d));
+                            *o = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(y, d));
+                            _mm512_mask_storeu_epi8(dst.cast(), m, *o);
                         }
                     }
                 }
             }
+            out
         }};
     }
     let mut cur = base;
@@ -858,14 +869,25 @@ unsafe fn ctr_zmm_then<const LOW32: bool>(
     }
     // 0..=16 blocks left (< 256 bytes), the last possibly partial.
     let rest = io.len - BLOCK * i;
-    match rest.div_ceil(64) {
-        0 => {}
-        1 => step!(1, cur, i, Some(rest)),
-        2 => step!(2, cur, i, Some(rest)),
-        3 => step!(3, cur, i, Some(rest)),
+    let z = _mm512_setzero_si512();
+    let last = match rest.div_ceil(64) {
+        0 => [z; 4],
+        1 => {
+            let [a] = step!(1, cur, i, Some(rest));
+            [a, z, z, z]
+        }
+        2 => {
+            let [a, b] = step!(2, cur, i, Some(rest));
+            [a, b, z, z]
+        }
+        3 => {
+            let [a, b, c] = step!(3, cur, i, Some(rest));
+            [a, b, c, z]
+        }
         _ => step!(4, cur, i, Some(rest)),
-    }
+    };
     written(full, true);
+    Some(last)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -941,7 +963,10 @@ pub(crate) const YMM_STITCH_MIN: usize = 512;
 /// one step after it is written (after the next step's rounds are issued, where its loads
 /// find the stores committed), the rest at the end.
 macro_rules! stitched_gcm {
-    ($hash:expr, $ctr_then:ident, $key:expr, $io:expr, $ctr:expr, $ad_len:expr, $s:expr) => {{
+    (
+        $hash:expr, $ctr_then:ident, $key:expr, $io:expr, $ctr:expr,
+        |$h:ident, $last:ident, $c:ident| $finish:expr
+    ) => {{
         let io: &IoPtrs<'_> = $io;
         let mut hash = $hash;
         let ct = io.dst.cast_const();
@@ -952,11 +977,12 @@ macro_rules! stitched_gcm {
             unsafe { hash.absorb(ct, ready) }
         };
         // SAFETY: the caller's contract is the CTR kernel's.
-        unsafe { $ctr_then::<true>($key, io, $ctr, absorb) };
+        let $last = unsafe { $ctr_then::<true>($key, io, $ctr, absorb) };
         // SAFETY: the CTR wrote all `io.len` bytes of the output (`len <= out_cap`,
         // non-null); nothing writes it while this view lives.
-        let c = unsafe { core::slice::from_raw_parts(ct, io.len) };
-        hash.finish(c, $ad_len, $s);
+        let $c = unsafe { core::slice::from_raw_parts(ct, io.len) };
+        let $h = hash;
+        $finish
     }};
 }
 
@@ -973,7 +999,13 @@ unsafe fn gcm_encrypt_zmm<const KARA: bool>(
     s: &mut Block,
 ) {
     let hash = vclmul512::GcmStitch::<KARA>::new(g, s);
-    stitched_gcm!(hash, ctr_zmm_then, key, io, ctr, ad_len, s);
+    stitched_gcm!(hash, ctr_zmm_then, key, io, ctr, |h, last, c| match last {
+        // The tail's bytes straight from the CTR's last step: loaded back from the output
+        // under a byte mask, they waited for the masked stores to reach the cache (a masked
+        // load is not forwarded from a store in flight).
+        Some(quads) => h.finish_quads(&quads, c, ad_len, s),
+        None => h.finish(c, ad_len, s),
+    });
 }
 
 /// # Safety
@@ -989,7 +1021,8 @@ unsafe fn gcm_encrypt_ymm<const KARA: bool>(
     s: &mut Block,
 ) {
     let hash = vclmul::GcmStitch::<KARA>::new(g, s);
-    stitched_gcm!(hash, ctr_vaes_then, key, io, ctr, ad_len, s);
+    stitched_gcm!(hash, ctr_vaes_then, key, io, ctr, |h, _last, c| h
+        .finish(c, ad_len, s));
 }
 
 #[cfg(test)]
