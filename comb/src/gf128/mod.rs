@@ -961,6 +961,37 @@ impl GhashKey {
         }
     }
 
+    /// [`GhashKey::gcm_ghash_many`], then `then(i, &mut outs[i])` for every message `i`,
+    /// in order. On the zmm backend each message's `then` runs right after its hash and
+    /// before the next message's: GCM decryption verifies and decrypts there, so that its
+    /// CTR overlaps the next message's hash (see [`vclmul512`]'s `gcm_each_impl`). Elsewhere
+    /// the hashes run side by side first, then every `then`. Either way the slices `data(i)`
+    /// gave are no longer read once `then(i)` is called, so `then` may write their memory.
+    pub(crate) fn gcm_ghash_each<'a>(
+        keys: &[&'a GhashKey],
+        data: impl Fn(usize) -> (&'a [u8], &'a [u8]),
+        outs: &mut [Block],
+        mut then: impl FnMut(usize, &mut Block),
+    ) {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if let Some(&&GhashKey {
+            kernel: Kernel::Vclmul512(t, v),
+            ..
+        }) = keys.first()
+        {
+            if keys
+                .iter()
+                .all(|k| matches!(k.kernel, Kernel::Vclmul512(_, w) if w == v))
+            {
+                return vclmul512::gcm_each(t, v, keys, data, outs, then);
+            }
+        }
+        Self::gcm_ghash_many(keys, data, outs);
+        for (i, out) in outs.iter_mut().enumerate() {
+            then(i, out);
+        }
+    }
+
     /// This key's GHASH on ymm or zmm, if that is its backend: what GCM's stitched
     /// encryption kernel hashes with.
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
@@ -1612,6 +1643,35 @@ mod tests {
                 for (i, ((a, c), k)) in msgs.iter().zip(&ks).enumerate() {
                     let want = k.gcm_ghash(a, c);
                     assert_eq!(outs[i], want, "count {count}, msg {i}, {:?}", k.backend());
+                }
+
+                // gcm_ghash_each: the same hashes, and `then` once per message, in order,
+                // after that message's hash is final (on zmm before the next one starts).
+                let events = core::cell::RefCell::new(Vec::new());
+                let mut each = vec![[0xEEu8; 16]; count];
+                GhashKey::gcm_ghash_each(
+                    &ks,
+                    |i| {
+                        events.borrow_mut().push((i, None));
+                        (&msgs[i].0[..], &msgs[i].1[..])
+                    },
+                    &mut each,
+                    |i, s| events.borrow_mut().push((i, Some(*s))),
+                );
+                assert_eq!(each, outs, "count {count}");
+                let events = events.into_inner();
+                let thens: Vec<(usize, Block)> =
+                    events.iter().filter_map(|&(i, s)| Some((i, s?))).collect();
+                assert_eq!(thens, outs.iter().copied().enumerate().collect::<Vec<_>>());
+                if ks.iter().all(|k| k.backend() == ks[0].backend())
+                    && matches!(
+                        ks.first().map(|k| k.backend()),
+                        Some(GhashBackend::Vclmul512(_))
+                    )
+                {
+                    let order: Vec<_> = (0..count).flat_map(|i| [(i, false), (i, true)]).collect();
+                    let got: Vec<_> = events.iter().map(|&(i, s)| (i, s.is_some())).collect();
+                    assert_eq!(got, order, "zmm: each message's then before the next hash");
                 }
             }
         }

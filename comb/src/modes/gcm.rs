@@ -184,18 +184,23 @@ fn run_chunk<const C: usize>(
                 *g = job.lane.key.ghash_key();
             }
             // SAFETY: by the `IoPtrs` invariant `src` is valid for reads of `len` bytes
-            // (non-null even when empty: it comes from a slice). Nothing writes any output
-            // (in place, the same memory) while these views are alive.
+            // (non-null even when empty: it comes from a slice). The view of job i is read
+            // only by its hash, which `gcm_ghash_each` finishes before it calls `verify(i)`,
+            // the only writer of job i's output (in place, the same memory); jobs' buffers
+            // are distinct, so no other job's output overlaps it.
             let data = |i: usize| {
                 let job = &chunk[i];
                 (job.ad, unsafe {
                     core::slice::from_raw_parts(job.lane.io.src, job.lane.io.len)
                 })
             };
-            GhashKey::gcm_ghash_many(&ghash_keys[..n], data, &mut s[..n]);
-            for (((job, s), e), c) in chunk.iter_mut().zip(s.iter_mut()).zip(&ek).zip(&ctr) {
-                results[job.index] = finish_decrypt(k, job, s, e, c);
-            }
+            // Each job verified and decrypted once its hash is done (on zmm right after
+            // it, so that its CTR overlaps the next job's hash).
+            let verify = |i: usize, s: &mut Block| {
+                let job = &chunk[i];
+                results[job.index] = finish_decrypt(k, job, s, &ek[i], &ctr[i]);
+            };
+            GhashKey::gcm_ghash_each(&ghash_keys[..n], data, &mut s[..n], verify);
         }
     }
     for ((e, c), s) in ek.iter_mut().zip(ctr.iter_mut()).zip(s.iter_mut()).take(n) {
@@ -225,7 +230,7 @@ fn finish_encrypt(job: &mut Prepared<'_>, s: &mut Block, ek: &Block, result: &mu
 /// it from `ctr` = `inc32(J0)`; else zeroes its output.
 fn finish_decrypt(
     k: Kernels,
-    job: &mut Prepared<'_>,
+    job: &Prepared<'_>,
     s: &mut Block,
     ek: &Block,
     ctr: &Block,
