@@ -850,6 +850,9 @@ unsafe fn ctr_zmm_then<const LOW32: bool>(
                             let n = b.saturating_sub(64 * j).min(64);
                             let m = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
                             let d = _mm512_maskz_loadu_epi8(m, src.cast());
+                            // Zeroed past the end for GCM's hash; stored as zeroed (the
+                            // same bytes under the mask): storing the unzeroed value and
+                            // zeroing apart measured 1-2% slower for both CTR and GCM.
                             *o = _mm512_maskz_mov_epi8(m, _mm512_xor_si512(y, d));
                             _mm512_mask_storeu_epi8(dst.cast(), m, *o);
                         }
