@@ -279,9 +279,10 @@ gcm_stitch! {
     /// group a step wrote between the rounds of the next one, by hand, was slower (0.30 at
     /// 16 KiB) than leaving the overlap to the out-of-order core.
     ///
-    /// The state is that of [`super::gcm_stream_one`]: the ciphertext's whole sixteen-block
-    /// groups go through [`agg16`] (one reduction each), in order, from the state of the hashed
-    /// `A`; the rest, the lengths block last, through the same stream as every other message.
+    /// The ciphertext's whole sixteen-block groups go through [`agg16`] (one reduction each),
+    /// in order, from the state of the hashed `A`; the rest (under 256 bytes) and the lengths
+    /// block through [`tail`], from the output ([`GcmStitch::finish`]) or from the CTR's
+    /// registers ([`GcmStitch::finish_quads`]). The result is [`super::gcm_stream_one`]'s.
     Vclmul512Token,
     "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3",
     agg8: |pow: &Powers, s, g: &[Block; 8]| agg8::<KARA>(pow, s, g),
