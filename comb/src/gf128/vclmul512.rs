@@ -337,25 +337,15 @@ fn gcm_one<const KARA: bool>(key: &GhashKey, ad: &[u8], ct: &[u8], out: &mut Blo
     h.finish(ct, ad.len(), out);
 }
 
-/// The messages one at a time ([`gcm_one`]), unlike the xmm and ymm backends' two side by
-/// side ([`super::gcm_stream_wide_many`]): with the tail's single reduction, one message at
-/// a time was faster on the Intel AVX-512 VM (GCM decryption, which hashes here, TSC
-/// cycles/byte, the same build: the realistic mix 0.352-0.368 -> 0.325-0.329, 64-byte
-/// messages 1.76 -> 1.71, 256 bytes 0.573 -> 0.536, 1456 bytes 0.267 -> 0.261).
-#[target_feature(enable = "avx512f,avx512bw,vpclmulqdq,avx2,pclmulqdq,sse2,ssse3")]
-fn gcm_many_impl<'a, const KARA: bool>(
-    keys: &[&'a GhashKey],
-    data: impl Fn(usize) -> (&'a [u8], &'a [u8]),
-    outs: &mut [Block],
-) {
-    for (i, (key, out)) in keys.iter().zip(outs.iter_mut()).enumerate() {
-        let (ad, ct) = data(i);
-        gcm_one::<KARA>(key, ad, ct, out);
-    }
-}
-
 /// [`GhashKey::gcm_ghash_each`] on this backend: each message's hash ([`gcm_one`]), then its
-/// `then`. GCM decryption, whose `then` verifies and runs the message's CTR, against every
+/// `then`; with a `then` that does nothing, [`GhashKey::gcm_ghash_many`] too.
+///
+/// The messages go one at a time, unlike the xmm and ymm backends' two side by side
+/// ([`super::gcm_stream_wide_many`]): with the tail's single reduction, one message at a time
+/// was faster on the Intel AVX-512 VM (GCM decryption's hashes alone, TSC cycles/byte, the
+/// same build: the realistic mix 0.352-0.368 -> 0.325-0.329, 64-byte messages 1.76 -> 1.71,
+/// 256 bytes 0.573 -> 0.536, 1456 bytes 0.267 -> 0.261). GCM decryption, whose `then`
+/// verifies and runs the message's CTR, against every
 /// hash first and then every CTR (comb bench, alternated builds, the Intel AVX-512 VM,
 /// six pairs): the realistic mix 0.526-0.555 -> 0.503-0.516 core cycles/byte, 1456 B
 /// 0.249-0.251 -> 0.242-0.249 and 256 B 0.575-0.598 -> 0.560-0.575 TSC cycles/byte, but
@@ -395,18 +385,11 @@ pub(super) fn gcm_each<'a>(
 
 /// [`GhashKey::gcm_ghash_many`] on this backend (every key's, variant `v`).
 pub(super) fn gcm_many<'a>(
-    _t: Vclmul512Token,
+    t: Vclmul512Token,
     v: MulVariant,
     keys: &[&'a GhashKey],
     data: impl Fn(usize) -> (&'a [u8], &'a [u8]),
     outs: &mut [Block],
 ) {
-    // SAFETY: the token proves AVX-512F, AVX-512BW, VPCLMULQDQ, AVX2, PCLMULQDQ, SSE2 and
-    // SSSE3 are present.
-    unsafe {
-        match v {
-            MulVariant::Karatsuba => gcm_many_impl::<true>(keys, data, outs),
-            MulVariant::Schoolbook => gcm_many_impl::<false>(keys, data, outs),
-        }
-    }
+    gcm_each(t, v, keys, data, outs, |_, _| {});
 }
