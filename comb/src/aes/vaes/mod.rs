@@ -84,22 +84,34 @@ impl Zeroize for PairKey {
 /// is paired with itself). Reused from group to group: the rows only grow, are overwritten
 /// in place, and all of them are wiped on drop.
 ///
+/// The rows live inline (up to [`MAX_GROUP_ROWS`], 8 KiB): a vector of them was an aligned
+/// heap allocation and its free on every batch call, with glibc's consolidation of its small
+/// free chunks on the way.
+///
 /// The lifetime is that of the keys: the shared row remembers which key it holds and is not
 /// filled again for the next group under the same key (a borrowed key cannot be dropped, nor
 /// another put at its address, while `'k` lasts, so an equal address is the same key).
 #[derive(Default)]
 pub(crate) struct GroupKeys<'k> {
-    rows: Vec<PairKey>,
+    rows: arrayvec::ArrayVec<PairKey, MAX_GROUP_ROWS>,
     used: usize,
     shared: bool,
     /// The key whose rows `rows[0]` holds from a shared-key assignment, if it still does.
     shared_row: Option<&'k AesKey>,
 }
 
+/// Most rows a group needs: one per register of two lanes, for the planner's widest group.
+pub(crate) const MAX_GROUP_ROWS: usize = crate::sched::plan::MAX_LANES.div_ceil(2);
+
 impl<'k> GroupKeys<'k> {
-    /// Assembles the rows for lanes with these keys, in lane order (all of one key size).
+    /// Assembles the rows for lanes with these keys, in lane order (all of one key size), at
+    /// most [`MAX_LANES`](crate::sched::plan::MAX_LANES) of them.
     pub(crate) fn assign(&mut self, keys: impl ExactSizeIterator<Item = &'k AesKey> + Clone) {
         let n = keys.len();
+        assert!(
+            n <= 2 * MAX_GROUP_ROWS,
+            "a group has at most MAX_LANES lanes"
+        );
         let mut all = keys.clone();
         let Some(first) = all.next() else {
             self.shared = true;
@@ -108,8 +120,8 @@ impl<'k> GroupKeys<'k> {
         };
         self.shared = all.all(|k| core::ptr::eq(k, first));
         self.used = if self.shared { 1 } else { n.div_ceil(2) };
-        if self.rows.len() < self.used {
-            self.rows.resize(self.used, PairKey::default());
+        while self.rows.len() < self.used {
+            self.rows.push(PairKey::default());
         }
         if self.shared {
             if !self.shared_row.is_some_and(|k| core::ptr::eq(k, first)) {
