@@ -21,7 +21,9 @@
 //!    to the output, since the MAC is over the plaintext.
 //! 2. The *prefix pass*: every job's `B0 || encoded AD` (zero-padded) is formatted into one
 //!    scratch buffer and the CBC-MAC runs over it from a zero chain (so the first step is
-//!    `E(B0)`), comb-scheduled across the batch ([`run_chain`] with [`CbcMac`]).
+//!    `E(B0)`), comb-scheduled across the batch ([`run_chain`] with [`CbcMac`]). A batch in
+//!    which no job has AD needs only `E(B0)` of every job: one batched cipher call per
+//!    [`CHUNK`] jobs, no comb pass.
 //! 3. The *message pass*: the chain continues over the message's whole blocks, comb-scheduled
 //!    again with the same rule — the VAES kernel pairs two lanes per ymm register. On
 //!    encryption it reads the input (before CTR overwrites it in place); on decryption a
@@ -219,6 +221,9 @@ fn ctr(k: Kernels, job: &Prepared<'_>) {
 /// Step 2: every job's chain becomes the CBC-MAC (from zero) of its formatted prefix
 /// `B0 || encoded AD`, comb-scheduled over the batch.
 fn prefix_pass(k: Kernels, jobs: &mut [Prepared<'_>], path: Path) {
+    if jobs.len() > 1 && jobs.iter().all(|j| j.ad.is_empty()) {
+        return prefix_b0_only(k, jobs);
+    }
     let total: usize = jobs.iter().map(|j| prefix_len(j.ad)).sum();
     let mut stack = [0u8; STACK_PREFIX];
     let mut heap: Vec<u8>;
@@ -263,6 +268,28 @@ fn prefix_pass(k: Kernels, jobs: &mut [Prepared<'_>], path: Path) {
         job.lane.chain = lane.chain;
     }
     // The scratch holds B0 (nonce and length) and the AD: public, nothing to wipe.
+}
+
+/// The prefix pass of a batch without AD: each prefix is `B0` alone, so its CBC-MAC is
+/// `E(B0)`, one independent block per job, in batched cipher calls of [`CHUNK`] jobs. A comb
+/// pass for them sorted, grouped and walked one-block windows, and its lane vector was a heap
+/// allocation per call.
+fn prefix_b0_only(k: Kernels, jobs: &mut [Prepared<'_>]) {
+    for chunk in jobs.chunks_mut(CHUNK) {
+        let Some(first) = chunk.first() else { continue };
+        let mut blocks = [[0u8; BLOCK]; CHUNK];
+        let mut keys: [&AesKey; CHUNK] = [first.lane.key; CHUNK];
+        for ((b, key), job) in blocks.iter_mut().zip(keys.iter_mut()).zip(chunk.iter()) {
+            *b = b0(job.nonce, tag_len(&job.tag), false, job.lane.io.len);
+            *key = job.lane.key;
+        }
+        let n = chunk.len();
+        k.encrypt_many(&mut blocks[..n], &keys[..n]);
+        for (job, b) in chunk.iter_mut().zip(blocks.iter_mut()) {
+            job.lane.chain = *b;
+            wipe(b);
+        }
+    }
 }
 
 /// Step 3: the chain continues over the message's whole blocks (comb-scheduled), then the
