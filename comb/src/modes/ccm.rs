@@ -219,7 +219,8 @@ fn ctr(k: Kernels, job: &Prepared<'_>) {
 }
 
 /// Step 2: every job's chain becomes the CBC-MAC (from zero) of its formatted prefix
-/// `B0 || encoded AD`, comb-scheduled over the batch.
+/// `B0 || encoded AD`, comb-scheduled over the batch; in a batch without AD, `E(B0)` by
+/// [`prefix_b0_only`].
 fn prefix_pass(k: Kernels, jobs: &mut [Prepared<'_>], path: Path) {
     if jobs.len() > 1 && jobs.iter().all(|j| j.ad.is_empty()) {
         return prefix_b0_only(k, jobs);
