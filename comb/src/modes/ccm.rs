@@ -22,8 +22,8 @@
 //! 2. The *prefix pass*: every job's `B0 || encoded AD` (zero-padded) is formatted into one
 //!    scratch buffer and the CBC-MAC runs over it from a zero chain (so the first step is
 //!    `E(B0)`), comb-scheduled across the batch ([`run_chain`] with [`CbcMac`]). A batch in
-//!    which no job has AD needs only `E(B0)` of every job: one batched cipher call per
-//!    [`CHUNK`] jobs, no comb pass.
+//!    which no job has AD needs only `E(B0)` of every job: batched cipher calls, no comb
+//!    pass.
 //! 3. The *message pass*: the chain continues over the message's whole blocks, comb-scheduled
 //!    again with the same rule — the VAES kernel pairs two lanes per ymm register. On
 //!    encryption it reads the input (before CTR overwrites it in place); on decryption a
@@ -45,7 +45,7 @@
 use crate::aes::{AesKey, ChainLane, CounterWidth, Kernels};
 use crate::block::{load_short, wipe, xor, Block, IoPtrs, BLOCK};
 use crate::modes::cmac::CbcMac;
-use crate::modes::{finish_tag, Prepared, TagIo};
+use crate::modes::{encrypt_per_job, finish_tag, Prepared, TagIo};
 use crate::sched::exec::{run_chain, Path};
 use crate::{JobResult, Op};
 
@@ -272,24 +272,20 @@ fn prefix_pass(k: Kernels, jobs: &mut [Prepared<'_>], path: Path) {
 }
 
 /// The prefix pass of a batch without AD: each prefix is `B0` alone, so its CBC-MAC is
-/// `E(B0)`, one independent block per job, in batched cipher calls of [`CHUNK`] jobs. A comb
+/// `E(B0)`, one independent block per job, batched by [`encrypt_per_job`]. A comb
 /// pass for them sorted, grouped and walked one-block windows, and its lane vector was a heap
 /// allocation per call.
 fn prefix_b0_only(k: Kernels, jobs: &mut [Prepared<'_>]) {
+    let all: [usize; CHUNK] = core::array::from_fn(|i| i);
     for chunk in jobs.chunks_mut(CHUNK) {
-        let Some(first) = chunk.first() else { continue };
-        let mut blocks = [[0u8; BLOCK]; CHUNK];
-        let mut keys: [&AesKey; CHUNK] = [first.lane.key; CHUNK];
-        for ((b, key), job) in blocks.iter_mut().zip(keys.iter_mut()).zip(chunk.iter()) {
-            *b = b0(job.nonce, tag_len(&job.tag), false, job.lane.io.len);
-            *key = job.lane.key;
-        }
         let n = chunk.len();
-        k.encrypt_many(&mut blocks[..n], &keys[..n]);
-        for (job, b) in chunk.iter_mut().zip(blocks.iter_mut()) {
-            job.lane.chain = *b;
-            wipe(b);
-        }
+        encrypt_per_job(
+            k,
+            chunk,
+            &all[..n],
+            |job| b0(job.nonce, tag_len(&job.tag), false, job.lane.io.len),
+            |job, e| job.lane.chain = *e,
+        );
     }
 }
 
