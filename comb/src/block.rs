@@ -10,6 +10,7 @@ pub type Block = [u8; BLOCK];
 
 /// Doubling in GF(2^128) with the CMAC polynomial x^128 + x^7 + x^2 + x + 1, big-endian bit
 /// order (SP 800-38B). Constant time: the reduction is a mask, not a branch.
+#[inline]
 pub fn dbl(b: &Block) -> Block {
     let v = u128::from_be_bytes(*b);
     let carry = 0u128.wrapping_sub(v >> 127); // all ones iff the top bit was set

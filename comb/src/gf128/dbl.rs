@@ -28,6 +28,7 @@ pub use crate::block::dbl;
 const RP: u128 = 0x87;
 
 /// Doubling; the MSB mask by arithmetic shift (sign fill).
+#[inline]
 pub fn dbl_sar(b: &Block) -> Block {
     let v = u128::from_be_bytes(*b);
     let mask = ((v as i128) >> 127) as u128;
@@ -35,12 +36,14 @@ pub fn dbl_sar(b: &Block) -> Block {
 }
 
 /// Doubling; the reduction term as the MSB times the constant.
+#[inline]
 pub fn dbl_mulbit(b: &Block) -> Block {
     let v = u128::from_be_bytes(*b);
     ((v << 1) ^ ((v >> 127) * RP)).to_be_bytes()
 }
 
 /// Tripling: `3·b = 2·b ^ b`.
+#[inline]
 pub fn tpl(b: &Block) -> Block {
     let v = u128::from_be_bytes(*b);
     (u128::from_be_bytes(dbl(b)) ^ v).to_be_bytes()

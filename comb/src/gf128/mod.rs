@@ -1038,7 +1038,8 @@ impl GhashKey {
 /// The multiplication variant of each chain kernel on the PCLMULQDQ backends, picked per
 /// pattern rather than taken from the key (whose variant is GHASH's choice): all variants
 /// give the same bits, only the speed differs. Measured on the development CPU (AMD EPYC,
-/// Zen 3 class; `chain_kernel_timing`, ns per block, noisy shared machine):
+/// Zen 3 class; a timing loop over the kernels, ns per block, noisy shared machine; `comb
+/// bench --paper` now measures the chains by the benchmark's method, papers/000 Fig. 5):
 ///
 /// * one dependent chain (latency-bound): schoolbook 6.9, Karatsuba 7.0-7.1. Papers/000 §6.4
 ///   found Karatsuba better here; on this CPU the schoolbook's two-PCLMULQDQ reduction is not
@@ -1090,6 +1091,18 @@ pub(crate) struct MulLane<'a> {
 /// iteration, so that many independent multiply-reduce sequences overlap (the comb idea for
 /// the field multiplier). Lanes may have different keys; their buffers must be distinct.
 pub(crate) fn mul_chains(lanes: &mut [MulLane<'_>], from: usize, blocks: usize) {
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    let variant = LANES_VARIANT;
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let variant = MulVariant::Schoolbook;
+    mul_chains_with(lanes, from, blocks, variant);
+}
+
+/// [`mul_chains`] with the products of the interleaved PCLMULQDQ kernels computed by
+/// `variant` (the other paths keep their own; every variant gives the same bits).
+fn mul_chains_with(lanes: &mut [MulLane<'_>], from: usize, blocks: usize, variant: MulVariant) {
+    #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+    let _ = variant;
     if blocks == 0 || lanes.is_empty() {
         return;
     }
@@ -1136,8 +1149,8 @@ pub(crate) fn mul_chains(lanes: &mut [MulLane<'_>], from: usize, blocks: usize) 
                 unsafe {
                     let (p, x, s, d) = (&pows[..n], &mut xs[..n], &src[..n], &dst[..n]);
                     match wide {
-                        Some(w) => vclmul::lanes(w, LANES_VARIANT, p, x, s, d, blocks),
-                        None => clmul::lanes(t, LANES_VARIANT, p, x, s, d, blocks),
+                        Some(w) => vclmul::lanes(w, variant, p, x, s, d, blocks),
+                        None => clmul::lanes(t, variant, p, x, s, d, blocks),
                     }
                 }
                 for (l, x) in part.iter_mut().zip(&mut xs) {
@@ -1153,6 +1166,103 @@ pub(crate) fn mul_chains(lanes: &mut [MulLane<'_>], from: usize, blocks: usize) 
         l.key.mul_chain(&mut l.x, &l.io, from, blocks);
     }
 }
+
+/// One chain of [`mul_chains_in_place`].
+pub struct MulChain<'a> {
+    /// `H`, and the backend and [`MulVariant`] its products run on.
+    pub key: &'a GhashKey,
+    /// The chain's value before the first block on entry, after the last one on return.
+    pub x: Block,
+    /// The chain's input blocks, each replaced by the chain's value after it.
+    pub blocks: &'a mut [Block],
+}
+
+/// Horner chains of products by `H`, side by side and in place: for each chain, over its
+/// blocks in order, `x ← x·H ⊕ B`, and the block `B` replaced by the new `x`. Chains of this
+/// shape, one product and one reduction per block with nothing to aggregate, make the field
+/// hashes of COBRA, POET and McOE-G (papers/000 §6.4).
+///
+/// The chains advance together, one block of each per step, up to eight of them per loop on
+/// the PCLMULQDQ backends (two per ymm register where the key is on `Vclmul`/`Vclmul512`), so
+/// the products of different chains overlap in the multiplier, where one chain alone waits
+/// out each product's latency: papers/000 Fig. 5 compares the two multiplication variants in
+/// exactly these two settings, and `comb bench --paper` measures them so. Chains of
+/// different lengths run together while they all have blocks left, the longer ones' rest
+/// after. The products use the first chain's key's [`MulVariant`] (every variant and backend
+/// gives the same bits; they differ only in speed).
+///
+/// ```
+/// use comb::gf128::{gf_mul, mul_chains_in_place, GhashKey, MulChain};
+/// let h = [0x42u8; 16];
+/// let key = GhashKey::new(&h);
+/// let (mut a, mut b) = ([[1u8; 16]; 3], [[2u8; 16]; 5]);
+/// let mut chains = [
+///     MulChain { key: &key, x: [7; 16], blocks: &mut a },
+///     MulChain { key: &key, x: [9; 16], blocks: &mut b },
+/// ];
+/// mul_chains_in_place(&mut chains);
+/// // The first chain by hand: x <- x·H ^ B, three times.
+/// let mut x = [7u8; 16];
+/// for _ in 0..3 {
+///     x = gf_mul(&x, &h);
+///     x.iter_mut().for_each(|v| *v ^= 1);
+/// }
+/// assert_eq!(chains[0].x, x);
+/// assert_eq!(a[2], x);
+/// ```
+pub fn mul_chains_in_place(chains: &mut [MulChain<'_>]) {
+    let Some(first) = chains.first() else { return };
+    let variant = match first.key.backend() {
+        GhashBackend::Clmul(v) | GhashBackend::Vclmul(v) | GhashBackend::Vclmul512(v) => v,
+        GhashBackend::Soft => MulVariant::Schoolbook,
+    };
+    for group in chains.chunks_mut(CHAIN_GROUP) {
+        // Steps of equal progress over the chains that still have blocks (the comb schedule
+        // without the sort: a group is at most eight chains).
+        let mut done = 0;
+        loop {
+            let mut lanes = arrayvec::ArrayVec::<MulLane<'_>, CHAIN_GROUP>::new();
+            let mut step = usize::MAX;
+            for c in group.iter_mut().filter(|c| c.blocks.len() > done) {
+                step = step.min(c.blocks.len() - done);
+                let len = BLOCK * c.blocks.len();
+                lanes.push(MulLane {
+                    key: c.key,
+                    x: c.x,
+                    io: IoPtrs::in_place(c.blocks.as_flattened_mut(), len),
+                });
+            }
+            if lanes.is_empty() {
+                break;
+            }
+            mul_chains_with(&mut lanes, done, step, variant);
+            let mut xs = [[0u8; BLOCK]; CHAIN_GROUP];
+            for (x, l) in xs.iter_mut().zip(lanes.iter_mut()) {
+                *x = l.x;
+                crate::block::wipe(&mut l.x);
+            }
+            drop(lanes);
+            for (c, x) in group.iter_mut().filter(|c| c.blocks.len() > done).zip(&xs) {
+                c.x = *x;
+            }
+            xs.iter_mut().for_each(crate::block::wipe);
+            done += step;
+        }
+    }
+}
+
+/// The key's backend and the number of blocks; not the chain's value or its blocks.
+impl fmt::Debug for MulChain<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MulChain")
+            .field("key", self.key)
+            .field("blocks", &self.blocks.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Chains [`mul_chains_in_place`] schedules together: one loop of the interleaved kernels.
+const CHAIN_GROUP: usize = 8;
 
 impl GhashKey {
     /// The chain `x ← x·H ⊕ M_i` over the input blocks `[from, from + blocks)` of `io`, each
@@ -1826,6 +1936,63 @@ mod tests {
         }
     }
 
+    /// The public chains against `gf_mul` block by block: every backend and variant, 0..=11
+    /// chains (more than one loop's eight), unequal lengths (empty ones included), one key
+    /// shared or one per chain.
+    #[test]
+    fn mul_chains_in_place_matches_gf_mul() {
+        let mut rng = Rng(0x5eed_c4a1);
+        let backends = GhashBackend::ALL
+            .iter()
+            .copied()
+            .filter(|b| b.is_supported());
+        for b in backends {
+            for n in 0..=11usize {
+                for shared in [false, true] {
+                    let hs: Vec<Block> = (0..n).map(|_| rng.block()).collect();
+                    let hs: Vec<Block> = if shared {
+                        vec![hs.first().copied().unwrap_or_default(); n]
+                    } else {
+                        hs
+                    };
+                    let ks: Vec<GhashKey> = hs
+                        .iter()
+                        .map(|h| GhashKey::with_backend(h, b).unwrap())
+                        .collect();
+                    let x0: Vec<Block> = (0..n).map(|_| rng.block()).collect();
+                    let ms: Vec<Vec<Block>> = (0..n)
+                        .map(|j| {
+                            let len = if j == 2 { 0 } else { rng.next() as usize % 40 };
+                            (0..len).map(|_| rng.block()).collect()
+                        })
+                        .collect();
+                    let mut bufs = ms.clone();
+                    let mut chains: Vec<MulChain<'_>> = ks
+                        .iter()
+                        .zip(&x0)
+                        .zip(bufs.iter_mut())
+                        .map(|((key, &x), blocks)| MulChain { key, x, blocks })
+                        .collect();
+                    mul_chains_in_place(&mut chains);
+                    let got_x: Vec<Block> = chains.iter().map(|c| c.x).collect();
+                    drop(chains);
+                    for j in 0..n {
+                        let mut x = x0[j];
+                        let want: Vec<Block> = ms[j]
+                            .iter()
+                            .map(|m| {
+                                x = xor16(&gf_mul(&x, &hs[j]), m);
+                                x
+                            })
+                            .collect();
+                        assert_eq!(bufs[j], want, "{b:?} n={n} shared={shared} chain {j}");
+                        assert_eq!(got_x[j], x, "{b:?} n={n} shared={shared} chain {j}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn mul_each_matches_mul_h() {
         let mut rng = Rng(13);
@@ -1909,77 +2076,6 @@ mod tests {
                     }
                 }
             }
-        }
-    }
-
-    /// Rough speed of the chain kernels per variant (ns per block): one chain, `N` chains
-    /// interleaved, independent products. Run with `cargo test --release -p comb --lib
-    /// gf128 -- --ignored --nocapture`.
-    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
-    #[test]
-    #[ignore = "timing; run with --release -- --ignored --nocapture"]
-    fn chain_kernel_timing() {
-        let Some(t) = clmul::ClmulToken::get() else {
-            return;
-        };
-        const BL: usize = 4096;
-        let k = GhashKey::with_backend(&[0x3c; 16], GhashBackend::Clmul(MulVariant::Karatsuba))
-            .unwrap();
-        let mut bufs = vec![vec![0x17u8; 16 * BL]; clmul::MAX_LANES];
-        let time = |f: &mut dyn FnMut(), blocks: usize| {
-            let mut best = f64::MAX;
-            for _ in 0..20 {
-                let s = std::time::Instant::now();
-                f();
-                best = best.min(s.elapsed().as_secs_f64() * 1e9 / blocks as f64);
-            }
-            best
-        };
-        for v in [MulVariant::Karatsuba, MulVariant::Schoolbook] {
-            let mut x = [1u8; 16];
-            let p = bufs[0].as_mut_ptr();
-            // SAFETY: 16·BL bytes, in place.
-            let one = time(
-                &mut || unsafe { clmul::chain(t, v, &k.pow, &mut x, p, p, BL) },
-                BL,
-            );
-            let mut blocks = vec![[5u8; 16]; BL];
-            let each = time(&mut || clmul::each(t, v, &k.pow, &[1; 16], &mut blocks), BL);
-            let mut line = format!("{v:?}: chain {one:.2}, each {each:.2}, lanes");
-            for n in 1..=clmul::MAX_LANES {
-                let pows = vec![&k.pow; n];
-                let mut xs = vec![[1u8; 16]; n];
-                let src: Vec<*const u8> = bufs[..n].iter().map(|b| b.as_ptr()).collect();
-                let dst: Vec<*mut u8> = bufs[..n].iter_mut().map(|b| b.as_mut_ptr()).collect();
-                // SAFETY: 16·BL bytes per lane, in place, distinct buffers.
-                let ns = time(
-                    &mut || unsafe { clmul::lanes(t, v, &pows, &mut xs, &src, &dst, BL) },
-                    n * BL,
-                );
-                line += &format!(" {n}:{ns:.2}");
-            }
-            println!("{line} (ns/block)");
-            let Some(w) = vclmul::VclmulToken::get() else {
-                continue;
-            };
-            let each = time(
-                &mut || vclmul::each(w, v, &k.pow, &[1; 16], &mut blocks),
-                BL,
-            );
-            let mut line = format!("{v:?} ymm: each {each:.2}, lanes");
-            for n in 1..=vclmul::MAX_LANES {
-                let pows = vec![&k.pow; n];
-                let mut xs = vec![[1u8; 16]; n];
-                let src: Vec<*const u8> = bufs[..n].iter().map(|b| b.as_ptr()).collect();
-                let dst: Vec<*mut u8> = bufs[..n].iter_mut().map(|b| b.as_mut_ptr()).collect();
-                // SAFETY: 16·BL bytes per lane, in place, distinct buffers.
-                let ns = time(
-                    &mut || unsafe { vclmul::lanes(w, v, &pows, &mut xs, &src, &dst, BL) },
-                    n * BL,
-                );
-                line += &format!(" {n}:{ns:.2}");
-            }
-            println!("{line} (ns/block)");
         }
     }
 
