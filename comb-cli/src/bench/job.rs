@@ -3,6 +3,7 @@
 //! bar, print the tables, write JSON, plots and the report.
 
 use super::engines;
+use super::gf;
 use super::measure::{self, Measured, Task};
 use super::paper;
 use super::plot::{self, PlotInput};
@@ -411,6 +412,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         };
         let tasks = paper::table2_tasks(&threads, &session.worker_cpus(2), s, c, plan.warmup)?;
         phases.push(("paper-t2".into(), tasks));
+        phases.push(("paper-gf".into(), gf::tasks(s, c, plan.warmup)?));
     }
     let configs: usize = phases.iter().map(|p| p.1.len()).sum();
     let total: u64 = phases
@@ -454,7 +456,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             }
         }
         Kind::Paper => {
-            for t in paper::tables(&all) {
+            for t in paper::tables(&all).into_iter().chain(gf::tables(&all)) {
                 tables.push(("Papers".into(), t));
             }
             if plan

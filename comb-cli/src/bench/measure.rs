@@ -142,6 +142,10 @@ pub struct Config {
     pub key_setup: bool,
     /// Calls per sample (set by [`Task::new`]).
     pub calls: usize,
+    /// What was measured when it is a primitive of the library rather than `alg` (the GF(2^128)
+    /// product chains and doublings of `--paper`, such as `gf-mul-clmul-karatsuba`): the JSON's
+    /// `alg`.
+    pub subject: Option<String>,
 }
 
 impl Config {
@@ -173,6 +177,7 @@ impl Config {
             threads: 1,
             key_setup: false,
             calls: 0,
+            subject: None,
         }
     }
 

@@ -18,8 +18,9 @@
 //!   the realistic mix, a lane sweep of the chained modes, cycles/byte against message length
 //!   and heat maps of length × lanes for CBC and CMAC. `--quick` does the same in about half a
 //!   minute.
-//! * `comb bench --paper` (`paper`): papers/000 Tables 3 and 4, papers/001 Table 2, with the
-//!   papers' figures beside ours.
+//! * `comb bench --paper` (`paper`, `gf`): papers/000 Tables 3 and 4, papers/001 Table 2, with
+//!   the papers' figures beside ours, and the shape of papers/000 Fig. 5 (the two GF(2^128)
+//!   multiplication variants, one message against eight) and Table 9 (doubling).
 //! * `comb tune` (`tune`): the best lane count per chained mode, stored in the library's
 //!   tuning file (`comb::Tuning`), which `comb::Engine::new` and so `--lanes auto` apply.
 
@@ -30,6 +31,7 @@ use std::process::ExitCode;
 mod anchors;
 mod buffers;
 mod engines;
+mod gf;
 mod job;
 mod measure;
 mod output;
@@ -136,7 +138,8 @@ pub struct Options {
     /// (lanes 1, 2, 3 and even counts; lengths 32, 128, 512, 2048): the main job in about 20 s.
     #[arg(long)]
     pub quick: bool,
-    /// Reproduce the shape of papers/000 Tables 3 and 4 and papers/001 Table 2.
+    /// Reproduce the shape of papers/000 Tables 3 and 4, Fig. 5 and Table 9, and papers/001
+    /// Table 2.
     #[arg(long, conflicts_with_all = ["alg", "op", "dist", "lengths", "lengths_file", "lanes", "batch"])]
     pub paper: bool,
     /// Seed of the workloads (lengths, data, keys).

@@ -78,7 +78,7 @@ impl ResultRow {
     pub fn from(m: &Measured) -> ResultRow {
         let c = &m.config;
         ResultRow {
-            alg: c.alg.id().to_string(),
+            alg: c.subject.clone().unwrap_or_else(|| c.alg.id().to_string()),
             op: c.op.to_string(),
             engine: c.engine.clone(),
             workload: c.workload.to_string(),
