@@ -18,6 +18,16 @@ const FONT: &str = "sans-serif";
 /// Font size of a heat map's title.
 const HEAT_TITLE: u32 = 20;
 
+/// Title font size of the panel plots (cycles/byte against length and against lanes).
+const PANELS_TITLE: u32 = 22;
+
+/// The width of a panel plot: `per` pixels a column for `cols` columns, and at least the
+/// title's width (a single panel was narrower than its title, which the PNG's bitmap font
+/// then cut at both edges).
+fn panels_width(title: &str, per: u32, cols: usize) -> u32 {
+    (per * cols as u32 + 40).max(pngtext::text_size(title, PANELS_TITLE.into()).0 + 40)
+}
+
 /// Distinguishable line colours (Okabe–Ito), then repeated.
 fn color(i: usize) -> RGBColor {
     const C: [RGBColor; 8] = [
@@ -268,7 +278,7 @@ where
     DB::ErrorType: 'static,
 {
     root.fill(&WHITE).map_err(err)?;
-    let area = root.titled(title, (FONT, 22)).map_err(err)?;
+    let area = root.titled(title, (FONT, PANELS_TITLE)).map_err(err)?;
     let cells = area.split_evenly(grid(panels.len()));
     for (p, cell) in panels.iter().zip(cells.iter()) {
         let tx = |x: f64| if log2_x { x.max(1.0).log2() } else { x };
@@ -573,8 +583,8 @@ pub fn write_all(dir: &Path, input: &PlotInput<'_>) -> Result<Vec<PathBuf>, Stri
     let lp = length_panels(&input.lengths, &input.engine_order);
     if !lp.is_empty() {
         let (r, c) = grid(lp.len());
-        let size = (480 * c as u32 + 40, 360 * r as u32 + 60);
         let t = "Cycles per byte against message length";
+        let size = (panels_width(t, 480, c), 360 * r as u32 + 60);
         both(
             dir,
             "cpb_vs_length",
@@ -587,8 +597,8 @@ pub fn write_all(dir: &Path, input: &PlotInput<'_>) -> Result<Vec<PathBuf>, Stri
     let np = lane_panels(&input.lanes);
     if !np.is_empty() {
         let (r, c) = grid(np.len());
-        let size = (560 * c as u32 + 40, 400 * r as u32 + 60);
         let t = "Comb: cycles per byte against lanes P";
+        let size = (panels_width(t, 560, c), 400 * r as u32 + 60);
         both(
             dir,
             "cpb_vs_lanes",
@@ -647,6 +657,15 @@ mod tests {
             rejected: 0,
             forced: 0,
         }
+    }
+
+    /// One panel is as wide as its title, many panels as their columns.
+    #[test]
+    fn panel_plots_are_wide_enough_for_their_title() {
+        let t = "Cycles per byte against message length";
+        let title = pngtext::text_size(t, PANELS_TITLE.into()).0;
+        assert!(panels_width(t, 480, 1) >= title + 40);
+        assert_eq!(panels_width(t, 480, 3), 480 * 3 + 40);
     }
 
     #[test]
