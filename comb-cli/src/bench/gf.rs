@@ -12,7 +12,11 @@
 //!   secret-dependent branch), in five ways. Each is timed as a dependent chain of doublings,
 //!   as a mode makes its masks `L_i = 2·L_(i-1)`.
 //!
-//! The JSON names these results by their `subject` (`gf-mul-clmul-karatsuba`,
+//! Beside them, the modes of the figure as the library runs them (COBRA-R and McOE-G, eight
+//! messages of each length, one at a time and comb-scheduled; a regular sweep of
+//! `paper::sweeps`).
+//!
+//! The JSON names the primitives' results by their `subject` (`gf-mul-clmul-karatsuba`,
 //! `gf-dbl-xmm-cmp`, ...); the engine is `sequential` for one message at a time and `comb`
 //! for the chains side by side.
 
@@ -415,6 +419,46 @@ pub fn tables(results: &[&Measured]) -> Vec<Table> {
             ],
         });
     }
+    // The modes of the paper's figure as the library runs them (each path with the variant
+    // measured fastest for it).
+    let mode = |alg: Algorithm, engine: &str, len: usize| {
+        results.iter().copied().find(|m| {
+            let c = &m.config;
+            c.phase == "paper-f5-modes"
+                && c.alg == alg
+                && c.engine == engine
+                && c.msg_len == Some(len)
+        })
+    };
+    let rows: Vec<Vec<String>> = F5_LENGTHS
+        .iter()
+        .map(|&len| {
+            let mut row = vec![format!("{len} B")];
+            for alg in [Algorithm::Aes128CobraR, Algorithm::Aes128McoeG] {
+                for engine in ["sequential", "comb"] {
+                    row.push(cell(mode(alg, engine, len), 1.0));
+                }
+            }
+            row
+        })
+        .collect();
+    out.push(Table {
+        title: format!(
+            "papers/000 Fig. 5, the modes: COBRA-R and McOE-G on {F5_MESSAGES} messages of each length, cycles/byte"
+        ),
+        header: vec![
+            "length".into(),
+            "COBRA-R one at a time".into(),
+            "COBRA-R comb".into(),
+            "McOE-G one at a time".into(),
+            "McOE-G comb".into(),
+        ],
+        rows,
+        notes: vec![
+            "paper (Haswell, each mode in both variants): the figure's axes span 4-8 cpb for one message and 2-3.5 cpb for 8".into(),
+            "ours: each path with the product variant measured fastest for it; TSC (core) cycles/byte".into(),
+        ],
+    });
     let mut rows: Vec<Vec<String>> = T9
         .iter()
         .map(|(what, c)| vec![format!("paper: {what}"), format!("{c:.1}"), "—".into()])
@@ -464,11 +508,13 @@ mod tests {
     #[test]
     fn tables_render_without_results() {
         let t = tables(&[]);
-        // The xmm Fig. 5 table (the ymm one only once measured) and Table 9.
-        assert_eq!(t.len(), 2);
+        // The xmm Fig. 5 table (the ymm one only once measured), the modes and Table 9.
+        assert_eq!(t.len(), 3);
         assert_eq!(t[0].rows.len(), F5_LENGTHS.len());
-        assert_eq!(t[1].rows.len(), T9.len() + Doubling::all().len());
-        assert_eq!(t[1].rows[3][1], "5.6");
+        assert_eq!(t[1].rows.len(), F5_LENGTHS.len());
+        assert_eq!(t[1].rows[0].len(), 5);
+        assert_eq!(t[2].rows.len(), T9.len() + Doubling::all().len());
+        assert_eq!(t[2].rows[3][1], "5.6");
     }
 
     #[test]

@@ -256,6 +256,7 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
                     dists: vec![Dist::Realistic],
                     lanes: LaneSpec::Auto,
                     engines: None,
+                    batch: None,
                     samples,
                     calls,
                 },
@@ -266,6 +267,7 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
                     dists: vec![Dist::Realistic],
                     lanes: lanes.clone(),
                     engines: Some(vec!["comb"]),
+                    batch: None,
                     samples: s2,
                     calls: c2,
                 },
@@ -276,6 +278,7 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
                     dists: vec![Dist::Realistic],
                     lanes: lanes.clone(),
                     engines: Some(vec!["comb"]),
+                    batch: None,
                     samples: s2,
                     calls: c2,
                 },
@@ -289,6 +292,7 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
                     // curves too took it from 264 s to 400 s on a contended Zen 3 VM. Named
                     // with --engines, they run here as well.
                     engines: a.engines.is_none().then(|| engines::BUILTIN.to_vec()),
+                    batch: None,
                     samples: s2,
                     calls: c2,
                 },
@@ -299,6 +303,7 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
                     dists: plot_lengths,
                     lanes,
                     engines: Some(vec!["comb"]),
+                    batch: None,
                     samples: s2,
                     calls: c2,
                 },
@@ -319,6 +324,7 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
             dists: resolve_dist(a)?,
             lanes: LaneSpec::parse(a.lanes.as_deref().unwrap_or("auto"))?,
             engines: None,
+            batch: None,
             samples,
             calls,
         }],
@@ -676,7 +682,7 @@ mod tests {
         let p = plan_of(&["--paper"]).unwrap();
         assert_eq!(p.kind, Kind::Paper);
         assert!(p.table2);
-        assert_eq!(p.sweeps.len(), 2);
+        assert_eq!(p.sweeps.len(), 3);
         assert_eq!(p.report_dir, None);
     }
 

@@ -12,6 +12,7 @@
 
 use super::buffers::Buffers;
 use super::engines;
+use super::gf;
 use super::measure::{Config, LaneSource, Measured, Sampler, Task};
 use super::spec::LaneSpec;
 use super::suite::Sweep;
@@ -87,7 +88,8 @@ pub const DESIGN_FACTS: [(&str, f64); 5] = [
 /// The buffer size of papers/001 Table 2.
 pub const T2_BUF: usize = 32 << 10;
 
-/// The regular sweeps of the paper run (Tables 3 and 4).
+/// The regular sweeps of the paper run (Tables 3 and 4, and Fig. 5's modes: COBRA-R and
+/// McOE-G on eight messages of each Fig. 5 length, one at a time and comb-scheduled).
 pub fn sweeps(samples: usize, calls: usize) -> Vec<Sweep> {
     vec![
         Sweep {
@@ -97,8 +99,21 @@ pub fn sweeps(samples: usize, calls: usize) -> Vec<Sweep> {
             dists: vec![Dist::Fixed(2048), Dist::Realistic],
             lanes: LaneSpec::List((1..=16).collect()),
             engines: Some(engines::BUILTIN.to_vec()),
+            batch: None,
             samples,
             calls,
+        },
+        Sweep {
+            phase: "paper-f5-modes",
+            algs: vec![Algorithm::Aes128CobraR, Algorithm::Aes128McoeG],
+            ops: vec![Op::Encrypt],
+            dists: gf::F5_LENGTHS.iter().map(|&n| Dist::Fixed(n)).collect(),
+            lanes: LaneSpec::Auto,
+            engines: Some(engines::BUILTIN.to_vec()),
+            batch: Some(gf::F5_MESSAGES),
+            samples,
+            // A call is eight messages of up to 16 KiB, not a batch of packets.
+            calls: calls.div_ceil(4),
         },
         Sweep {
             phase: "paper-t4",
@@ -107,6 +122,7 @@ pub fn sweeps(samples: usize, calls: usize) -> Vec<Sweep> {
             dists: vec![Dist::Realistic],
             lanes: LaneSpec::Auto,
             engines: None,
+            batch: None,
             samples,
             calls,
         },
@@ -462,7 +478,8 @@ mod tests {
         assert!((4.47f64 / 0.87 - 5.14).abs() < 0.01);
         assert_eq!(T2.len(), 12);
         let s = sweeps(3, 4);
-        assert_eq!(s.len(), 2);
+        assert_eq!(s.len(), 3);
+        assert_eq!(s[1].batch, Some(gf::F5_MESSAGES));
         assert_eq!(s[0].lanes, LaneSpec::List((1..=16).collect()));
     }
 

@@ -47,6 +47,8 @@ pub struct Sweep {
     pub lanes: LaneSpec,
     /// Only these engines of the run (`None`: all of them).
     pub engines: Option<Vec<&'static str>>,
+    /// Messages per call (`None`: the run's `--batch`).
+    pub batch: Option<usize>,
     pub samples: usize,
     pub calls: usize,
 }
@@ -60,11 +62,12 @@ impl Sweep {
 /// Builds and verifies the tasks of `sweep`. `notes` collects what was skipped.
 pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<Vec<Task>, String> {
     let mut tasks = Vec::new();
+    let batch = sweep.batch.unwrap_or(common.batch);
     for &alg in &sweep.algs {
         let key = common.key_for(alg);
         for &op in &sweep.ops {
             for dist in &sweep.dists {
-                let raw = dist.batches(common.batch, common.seed);
+                let raw = dist.batches(batch, common.seed);
                 let pool = engines::build_batches(alg, op, &key, &raw, common.seed)?;
                 let messages: usize = pool.iter().map(|b| b.data.len()).sum();
                 let bytes: u64 = pool.iter().map(|b| b.bytes()).sum();
@@ -101,7 +104,7 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
                             op,
                             engine.name(),
                             dist,
-                            common.batch,
+                            batch,
                             lanes,
                             source,
                             common.key_bits,

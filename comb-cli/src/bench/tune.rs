@@ -157,6 +157,7 @@ pub fn run(a: TuneArgs) -> Result<ExitCode, String> {
             dists: vec![Dist::Realistic],
             lanes: LaneSpec::List(lanes.clone()),
             engines: None,
+            batch: None,
             samples,
             calls,
         };
