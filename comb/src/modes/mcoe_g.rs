@@ -25,11 +25,15 @@
 //! windows of equal progress), so a window's P multiplications and P AES calls per step are
 //! independent and overlap; with VAES and VPCLMULQDQ two lanes share a ymm register, up to
 //! 16 lanes per kernel call (measured, 2 KiB messages: xmm 8 lanes 1.06, ymm 8 lanes 0.74,
-//! ymm 16 lanes 0.68 TSC cycles/byte). Multiplier: the 3-multiplication Karatsuba product on
-//! the single path (one chain: fewer multiplications on the critical path), the
-//! 4-multiplication schoolbook one on the batch path (papers/000 §6.4: with chains
-//! interleaved, throughput counts; measured here, Karatsuba 1.28-1.33 against schoolbook
-//! 1.06 TSC cycles/byte at 2 KiB on xmm). Where the CPU has no PCLMULQDQ the whole chain
+//! ymm 16 lanes 0.68 TSC cycles/byte). Multiplier: the 4-multiplication schoolbook product on
+//! both paths. On the batch path papers/000 §6.4 says so (with chains interleaved,
+//! throughput counts; measured on Zen 1, Karatsuba 1.28-1.33 against schoolbook 1.06 TSC
+//! cycles/byte at 2 KiB on xmm). For one chain the paper preferred the 3-multiplication
+//! Karatsuba product (fewer multiplications on the critical path); on the Intel AVX-512 VM
+//! the schoolbook chain is the faster one (`comb bench --paper`, Fig. 5: one chain 1.10
+//! against 1.63 core cycles/byte), and so was this single path with it (alternated builds,
+//! TSC cycles/byte: the realistic mix 2.82-2.88 -> 2.59-2.65, 2048 B 2.51-2.55 -> 2.31-2.32,
+//! 128 B 4.33-4.56 -> 4.11-4.14; on Zen 1 the two had been equal within noise). Where the CPU has no PCLMULQDQ the whole chain
 //! runs on the comb stepper ([`StepLane`] of width 1 whose `load` computes the mask with
 //! [`GhashKey::mul_h`] and whose `store` folds the output into the next tweak), the tags as
 //! one batched [`Kernels::encrypt_many`]; a unit test checks the two paths give the same
@@ -55,18 +59,11 @@ use crate::{Error, JobResult, Op};
 pub(crate) struct McoeKeys {
     /// The AES-128 key K1.
     k1: AesKey,
-    /// K2 with the Karatsuba multiplier (single path).
-    h_single: GhashKey,
-    /// K2 with the schoolbook multiplier (batch path).
-    h_batch: GhashKey,
+    /// K2 as a GHASH key: the schoolbook multiplier on xmm PCLMULQDQ (a single product per
+    /// call, where the ymm backend would run the same xmm code), or the best this CPU has.
+    h: GhashKey,
     /// `len_mask[r] = Ẽ^{1^128}(<r>)` for r = 1..15 (entry 0 unused, zero).
     len_mask: [Block; BLOCK],
-}
-
-/// K2 as a GHASH key with multiplication variant `v` on xmm PCLMULQDQ (a single product per
-/// call, where the ymm backend would run the same xmm code), or the best this CPU has.
-fn hash_key(k2: &Block, v: MulVariant) -> GhashKey {
-    GhashKey::with_backend(k2, GhashBackend::Clmul(v)).unwrap_or_else(|_| GhashKey::new(k2))
 }
 
 impl Derived for McoeKeys {
@@ -79,9 +76,9 @@ impl Derived for McoeKeys {
             // `key` exists, so AES-NI is present and a 16-byte key always expands.
             Err(_) => unreachable!("AES-128 expansion cannot fail once an AesKey exists"),
         };
-        let h_single = hash_key(&k2, MulVariant::Karatsuba);
-        let h_batch = hash_key(&k2, MulVariant::Schoolbook);
-        let mut h1 = h_single.mul_h(&[0xff; BLOCK]);
+        let h = GhashKey::with_backend(&k2, GhashBackend::Clmul(MulVariant::Schoolbook))
+            .unwrap_or_else(|_| GhashKey::new(&k2));
+        let mut h1 = h.mul_h(&[0xff; BLOCK]);
         let mut len_mask = [[0u8; BLOCK]; BLOCK];
         for (r, m) in len_mask.iter_mut().enumerate().skip(1) {
             let mut x = h1;
@@ -95,8 +92,7 @@ impl Derived for McoeKeys {
         wipe(&mut k2);
         McoeKeys {
             k1: aes,
-            h_single,
-            h_batch,
+            h,
             len_mask,
         }
     }
@@ -105,7 +101,7 @@ impl Derived for McoeKeys {
 impl Drop for McoeKeys {
     fn drop(&mut self) {
         self.len_mask.iter_mut().for_each(wipe);
-        // `k1` and the two GHASH keys wipe themselves.
+        // `k1` and the GHASH key wipe themselves.
     }
 }
 
@@ -113,6 +109,7 @@ impl Drop for McoeKeys {
 struct State<'a> {
     io: IoPtrs<'a>,
     keys: &'a McoeKeys,
+    /// `keys.h`, K2's GHASH key, where the steps reach it.
     g: &'a GhashKey,
     ad: &'a [u8],
     nonce: Block,
@@ -166,7 +163,7 @@ enum Kind {
 }
 
 impl<'a> State<'a> {
-    fn new(job: &Prepared<'a>, path: Path) -> State<'a> {
+    fn new(job: &Prepared<'a>) -> State<'a> {
         let keys: &'a McoeKeys = job.lane.key.derived::<McoeKeys>();
         let io = job.lane.io;
         let ad: &'a [u8] = job.ad;
@@ -178,10 +175,7 @@ impl<'a> State<'a> {
         State {
             io,
             keys,
-            g: match path {
-                Path::Single => &keys.h_single,
-                Path::Comb { .. } => &keys.h_batch,
-            },
+            g: &keys.h,
             ad,
             nonce: job.nonce.try_into().unwrap_or([0; BLOCK]),
             a: if ad.is_empty() {
@@ -353,10 +347,10 @@ pub(crate) fn run<'a>(
     path: Path,
 ) {
     if let [job] = jobs {
-        let mut st = [State::new(job, path)];
+        let mut st = [State::new(job)];
         process(k, &mut st, core::slice::from_mut(job), results, op, path);
     } else {
-        let mut st: Vec<State<'a>> = jobs.iter().map(|j| State::new(j, path)).collect();
+        let mut st: Vec<State<'a>> = jobs.iter().map(State::new).collect();
         process(k, &mut st, jobs, results, op, path);
     }
 }
@@ -730,7 +724,7 @@ mod fused {
             /// Runs every lane over all its blocks (`INV`: the inverse cipher): the comb plan
             /// with the path's `P` on the batch path (lanes sorted by length, windows of
             /// equal progress, each window one kernel call per at most `MAX_*_LANES` lanes),
-            /// one lane after another with the 3-multiplication product on the single path.
+            /// one lane after another on the single path.
             pub(super) fn drive<const INV: bool>(&self, lanes: &mut [Lane<'_>], path: Path) {
                 match path {
                     Path::Comb { lanes: p }
@@ -764,11 +758,10 @@ mod fused {
                         }
                     }
                     _ => {
-                        // One dependent chain: the 3-multiplication product (fewer operations
-                        // on the chain), no planning, no allocation.
+                        // One dependent chain: no planning, no allocation.
                         for l in lanes.iter_mut() {
                             let blocks = l.blocks;
-                            window::<INV>(self.xmm, core::slice::from_mut(l), 0, blocks, true);
+                            window::<INV>(self.xmm, core::slice::from_mut(l), 0, blocks);
                         }
                     }
                 }
@@ -791,7 +784,7 @@ mod fused {
                         Some(proof) if part.len() > 1 => {
                             window_wide::<INV>(proof, part, start, count)
                         }
-                        _ => window::<INV>(self.xmm, part, start, count, false),
+                        _ => window::<INV>(self.xmm, part, start, count),
                     }
                 }
             }
@@ -838,14 +831,12 @@ mod fused {
             unsafe { dispatch_pairs!(lanes.len(), shared, kernel_wide::<INV>(lanes, start, count)) }
         }
 
-        /// Advances `lanes` (1..=MAX_LANES) by `count` body blocks from block `start`;
-        /// `kara` picks the 3-multiplication product (used for one lane only).
+        /// Advances `lanes` (1..=MAX_LANES) by `count` body blocks from block `start`.
         fn window<const INV: bool>(
             _proof: (ClmulToken, NiToken),
             lanes: &mut [Lane<'_>],
             start: usize,
             count: usize,
-            kara: bool,
         ) {
             let Some(shared) = check(lanes, start, count) else {
                 return;
@@ -860,13 +851,7 @@ mod fused {
                             // SAFETY: the tokens prove PCLMULQDQ, SSE2, SSSE3 (ClmulToken)
                             // and AES-NI (NiToken); the ranges and key size were checked
                             // above.
-                            unsafe {
-                                if kara {
-                                    kernel::<1, true, true, INV>(a, start, count)
-                                } else {
-                                    kernel::<1, true, false, INV>(a, start, count)
-                                }
-                            }
+                            unsafe { kernel::<1, true, INV>(a, start, count) }
                         }
                         $($n => {
                             let Ok(a) = <&mut [Lane<'_>; $n]>::try_from(lanes) else {
@@ -875,9 +860,9 @@ mod fused {
                             // SAFETY: as for one lane.
                             unsafe {
                                 if shared {
-                                    kernel::<$n, true, false, INV>(a, start, count)
+                                    kernel::<$n, true, INV>(a, start, count)
                                 } else {
-                                    kernel::<$n, false, false, INV>(a, start, count)
+                                    kernel::<$n, false, INV>(a, start, count)
                                 }
                             }
                         })*
@@ -909,14 +894,15 @@ mod fused {
         /// `y = E_K1(x ⊕ h) ⊕ h` (`INV`: `D_K1`), `U ← x ⊕ y`, `y` written in place of `x`.
         /// Rounds outer, lanes inner: `N` independent multiplications, then `N` independent
         /// AES chains, per step. `SHARED`: all lanes have lane 0's key (round keys loaded once
-        /// per round). `KARA`: 3-multiplication Karatsuba, else schoolbook.
+        /// per round). The product is the 4-multiplication schoolbook one (see the module
+        /// docs).
         ///
         /// # Safety
         /// The CPU has AES-NI, PCLMULQDQ, SSE2 and SSSE3; for every lane, blocks
         /// `start..start + count` lie in its input and its (non-null) output, and its key is
         /// AES-128.
         #[target_feature(enable = "aes,pclmulqdq,sse2,ssse3")]
-        unsafe fn kernel<const N: usize, const SHARED: bool, const KARA: bool, const INV: bool>(
+        unsafe fn kernel<const N: usize, const SHARED: bool, const INV: bool>(
             lanes: &mut [Lane<'_>; N],
             start: usize,
             count: usize,
@@ -939,7 +925,7 @@ mod fused {
                 let mut x = [zero; N];
                 let mut s = [zero; N];
                 for j in 0..N {
-                    let hf = clmul::mul1::<KARA>(clmul::bswap(u[j]), mk[j].0, mk[j].1);
+                    let hf = clmul::mul1::<false>(clmul::bswap(u[j]), mk[j].0, mk[j].1);
                     h[j] = clmul::bswap(hf);
                     // SAFETY: block i < start + count lies in the input (caller).
                     x[j] = unsafe { ni::load_in(&io[j], i) };
@@ -1192,13 +1178,11 @@ mod tests {
         };
         let d = key.derived::<McoeKeys>();
         let n = hex16("F0F1F2F3F4F5F6F7F8F9FAFBFCFDFEFF");
-        for g in [&d.h_single, &d.h_batch] {
-            assert_eq!(g.mul_h(&n), hex16("1248CF0624BB97B2E49D463A77F45C79"));
-            assert_eq!(
-                g.mul_h(&[0xff; 16]),
-                hex16("6206FE1DDA323FF88B248E70F69BC86E")
-            );
-        }
+        assert_eq!(d.h.mul_h(&n), hex16("1248CF0624BB97B2E49D463A77F45C79"));
+        assert_eq!(
+            d.h.mul_h(&[0xff; 16]),
+            hex16("6206FE1DDA323FF88B248E70F69BC86E")
+        );
         assert_eq!(d.len_mask[1], hex16("88BAC82B47B481B508AA66F0B34E7847"));
         let mut tau = n;
         d.k1.encrypt_block(&mut tau);
