@@ -32,12 +32,12 @@
 //! Karatsuba product (fewer multiplications on the critical path); on the Intel AVX-512 VM
 //! the schoolbook chain is the faster one (`comb bench --paper`, Fig. 5: one chain 1.10
 //! against 1.63 core cycles/byte), and so was this single path with it (alternated builds,
-//! TSC cycles/byte: the realistic mix 2.82-2.88 -> 2.59-2.65, 2048 B 2.51-2.55 -> 2.31-2.32,
-//! 128 B 4.33-4.56 -> 4.11-4.14; on Zen 1 the two had been equal within noise). Where the CPU has no PCLMULQDQ the whole chain
-//! runs on the comb stepper ([`StepLane`] of width 1 whose `load` computes the mask with
-//! [`GhashKey::mul_h`] and whose `store` folds the output into the next tweak), the tags as
-//! one batched [`Kernels::encrypt_many`]; a unit test checks the two paths give the same
-//! bytes.
+//! core cycles/byte: the realistic mix 4.44-4.74 -> 4.15-4.24, 2048 B 3.97-4.03 ->
+//! 3.56-3.71, 128 B 6.83-6.90 -> 6.41-6.52; on Zen 1 the two had been equal within noise).
+//! Where the CPU has no PCLMULQDQ the whole chain runs on the comb stepper ([`StepLane`] of
+//! width 1 whose `load` computes the mask with [`GhashKey::mul_h`] and whose `store` folds
+//! the output into the next tweak), the tags as one batched [`Kernels::encrypt_many`]; a unit
+//! test checks the two paths give the same bytes.
 //!
 //! Decryption cannot verify before decrypting (the tag is the end of the chain through every
 //! plaintext block): plaintext is written as the chain goes, and on a tag mismatch (compared in
@@ -109,8 +109,6 @@ impl Drop for McoeKeys {
 struct State<'a> {
     io: IoPtrs<'a>,
     keys: &'a McoeKeys,
-    /// `keys.h`, K2's GHASH key, where the steps reach it.
-    g: &'a GhashKey,
     ad: &'a [u8],
     nonce: Block,
     /// Blocks of `pad10(A)` (0 for empty A).
@@ -175,7 +173,6 @@ impl<'a> State<'a> {
         State {
             io,
             keys,
-            g: &keys.h,
             ad,
             nonce: job.nonce.try_into().unwrap_or([0; BLOCK]),
             a: if ad.is_empty() {
@@ -229,7 +226,7 @@ impl<'a> State<'a> {
     /// The cipher input of step `s`; `INV`: the body runs the inverse cipher.
     #[inline]
     fn load<const INV: bool>(&mut self, s: usize) -> Block {
-        self.h = self.g.mul_h(&self.u);
+        self.h = self.keys.h.mul_h(&self.u);
         self.x = match self.kind(s) {
             Kind::Ad(j) => self.ad_block(j),
             Kind::Nonce => self.nonce,
@@ -392,7 +389,7 @@ fn stepped(k: Kernels, states: &mut [State<'_>], op: Op, path: Path) {
         let mut z = [[0u8; BLOCK]; CHUNK];
         let mut keys: [&AesKey; CHUNK] = [&sts[0].keys.k1; CHUNK];
         for ((zz, kk), st) in z.iter_mut().zip(keys.iter_mut()).zip(sts.iter_mut()) {
-            st.h = st.g.mul_h(&st.u);
+            st.h = st.keys.h.mul_h(&st.u);
             *zz = xor(&st.tau, &st.h);
             *kk = &st.keys.k1;
         }
@@ -688,7 +685,7 @@ mod fused {
             pub(super) fn new(k: Kernels, states: &[State<'_>]) -> Option<Engine> {
                 let t = states
                     .iter()
-                    .map(|s| s.g.clmul_parts().map(|(t, _)| t))
+                    .map(|s| s.keys.h.clmul_parts().map(|(t, _)| t))
                     .reduce(|a, b| a.and(b))??;
                 let ymm = match k {
                     Kernels::Vaes256(v) => VclmulToken::get().map(|c| (c, v)),
@@ -708,8 +705,7 @@ mod fused {
                 blocks: usize,
             ) -> Lane<'a> {
                 let keys: &'a super::super::McoeKeys = st.keys;
-                let g: &'a crate::gf128::GhashKey = st.g;
-                let Some((_, pow)) = g.clmul_parts() else {
+                let Some((_, pow)) = keys.h.clmul_parts() else {
                     unreachable!("Engine::new checked every K2")
                 };
                 Lane {
