@@ -18,11 +18,11 @@ pub(crate) enum Alg {
     Cfb128,
     Ofb,
     Cmac,
-    /// AES-GCM with a 12-byte nonce (the first 12 bytes of the 16-byte IV), no associated
-    /// data, a 16-byte tag; output = ciphertext ‖ tag. Encryption only.
-    Gcm,
-    /// AES-CCM (SP 800-38C) with a 12-byte nonce (the first 12 bytes of the IV), no
+    /// AES-GCM with a 12-byte nonce (the first 12 bytes of the 16-byte IV), the message's
     /// associated data, a 16-byte tag; output = ciphertext ‖ tag. Encryption only.
+    Gcm,
+    /// AES-CCM (SP 800-38C) with a 12-byte nonce (the first 12 bytes of the IV), the
+    /// message's associated data, a 16-byte tag; output = ciphertext ‖ tag. Encryption only.
     Ccm,
 }
 
@@ -53,6 +53,11 @@ impl Alg {
         })
     }
 
+    /// Whether the mode authenticates associated data (the AEAD modes).
+    pub(crate) fn takes_ad(self) -> bool {
+        matches!(self, Self::Gcm | Self::Ccm)
+    }
+
     /// Whether the mode takes a 16-byte IV.
     pub(crate) fn uses_iv(self) -> bool {
         !matches!(self, Self::Ecb | Self::Cmac)
@@ -70,6 +75,8 @@ pub(crate) struct Batch {
     pub(crate) inputs: Vec<Vec<u8>>,
     /// Per message; all zero for ECB and CMAC.
     pub(crate) ivs: Vec<[u8; BLOCK]>,
+    /// Per message: the associated data (empty for the modes without).
+    pub(crate) ads: Vec<Vec<u8>>,
     pub(crate) outputs: Vec<Vec<u8>>,
 }
 
@@ -86,6 +93,7 @@ impl Batch {
         let mut key_of = Vec::with_capacity(msgs.len());
         let mut inputs = Vec::with_capacity(msgs.len());
         let mut ivs = Vec::with_capacity(msgs.len());
+        let mut ads = Vec::with_capacity(msgs.len());
         let mut outputs = Vec::with_capacity(msgs.len());
         for (i, m) in msgs.iter().enumerate() {
             if !matches!(m.key.len(), 16 | 24 | 32) {
@@ -100,6 +108,12 @@ impl Batch {
                     .iv
                     .try_into()
                     .map_err(|_| format!("message {i}: IV is {} bytes, expected 16", m.iv.len()))?;
+            }
+            if !m.ad.is_empty() && !alg.takes_ad() {
+                return Err(format!(
+                    "message {i}: {} bytes of associated data, but {alg:?} is not an AEAD mode",
+                    m.ad.len()
+                ));
             }
             let n = m.input.len();
             let out_len = match alg {
@@ -133,6 +147,7 @@ impl Batch {
             key_of.push(k);
             inputs.push(m.input.to_vec());
             ivs.push(iv);
+            ads.push(m.ad.to_vec());
             outputs.push(vec![0u8; out_len]);
         }
         let batch = Self {
@@ -141,6 +156,7 @@ impl Batch {
             key_of,
             inputs,
             ivs,
+            ads,
             outputs,
         };
         Ok((batch, distinct))

@@ -31,6 +31,9 @@ const NAME: &str = "ipsec-mb";
 /// The library's per-job length limit for ECB, CBC encryption and CMAC (`MB_MAX_LEN16` in
 /// `lib/include/mb_mgr_job_check.h`: the multi-buffer lanes keep 16-bit lengths).
 const MAX_JOB_LEN: usize = (1 << 16) - 2;
+/// Most associated data an AES-CCM job takes: 1.3 rejects a longer one at submission, with
+/// status "Invalid Additional Authenticated Data (AAD) length" (checked).
+const MAX_CCM_AD: usize = 46;
 /// ECB messages longer than [`MAX_JOB_LEN`] are split into independent jobs of at most this many
 /// bytes (ECB blocks are independent, so this changes nothing in the output).
 const ECB_CHUNK: usize = MAX_JOB_LEN & !(BLOCK - 1);
@@ -356,6 +359,13 @@ impl Anchor for IpsecMb {
                              bytes, got {len}"
                         ));
                     }
+                    let ad = batch.ads[i].len();
+                    if alg == Alg::Ccm && ad > MAX_CCM_AD {
+                        return Err(format!(
+                            "{NAME}: message {i}: AES-CCM jobs take at most {MAX_CCM_AD} bytes \
+                             of associated data, got {ad}"
+                        ));
+                    }
                     jobs.push(JobDesc {
                         msg: i,
                         offset: 0,
@@ -445,7 +455,15 @@ impl Anchor for IpsecMb {
             j.chain_order = order;
             if matches!(alg, Alg::Gcm | Alg::Ccm) {
                 // AEAD: ciphertext into out[..len], the 16-byte tag into out[len..] (Batch
-                // sized `out` as len + AEAD_TAG); no associated data; 12-byte nonce.
+                // sized `out` as len + AEAD_TAG); 12-byte nonce. The associated data is read
+                // from the batch's copy, which outlives the flush like the inputs; none is
+                // passed as a pointer to a static zero block, never read.
+                let ad = &batch.ads[d.msg];
+                let (aad, aad_len) = if ad.is_empty() {
+                    (ZERO_BLOCK.as_ptr().cast::<c_void>(), 0)
+                } else {
+                    (ad.as_ptr().cast::<c_void>(), ad.len() as u64)
+                };
                 j.hash_alg = hash_alg_128;
                 j.__bindgen_anon_2.dst = out.as_mut_ptr();
                 j.__bindgen_anon_4.msg_len_to_cipher_in_bytes = d.len as u64;
@@ -460,14 +478,14 @@ impl Anchor for IpsecMb {
                     let g: *const sys::gcm_key_data = &**g;
                     j.enc_keys = g.cast();
                     j.dec_keys = g.cast();
-                    j.u.IMB_CIPHER_GCM.aad = ZERO_BLOCK.as_ptr().cast();
-                    j.u.IMB_CIPHER_GCM.aad_len_in_bytes = 0;
+                    j.u.IMB_CIPHER_GCM.aad = aad;
+                    j.u.IMB_CIPHER_GCM.aad_len_in_bytes = aad_len;
                     j.u.IMB_CIPHER_GCM.ctx = ptr::null_mut();
                 } else {
                     // CCM runs the forward cipher only, in both directions.
                     j.dec_keys = ks.enc.as_ptr().cast();
-                    j.u.IMB_CIPHER_CCM.aad = ZERO_BLOCK.as_ptr().cast();
-                    j.u.IMB_CIPHER_CCM.aad_len_in_bytes = 0;
+                    j.u.IMB_CIPHER_CCM.aad = aad;
+                    j.u.IMB_CIPHER_CCM.aad_len_in_bytes = aad_len;
                 }
             } else if alg == Alg::Cmac {
                 j.hash_alg = if ks.key_len == 32 {

@@ -15,8 +15,9 @@
 //!
 //! Algorithm IDs: `"aes-ecb"`, `"aes-cbc"`, `"aes-cbc-pkcs7"`, `"aes-ctr"`, `"aes-cfb128"`,
 //! `"aes-ofb"`, `"aes-cmac"`, and the AEAD modes `"aes-gcm"` and `"aes-ccm"` (encryption only:
-//! the first 12 bytes of the IV are the nonce, no associated data, the output is ciphertext ‖
-//! 16-byte tag; ipsec-mb CCM jobs are at most 65 534 bytes). Semantics (byte for byte the same in every anchor): NIST SP 800-38A
+//! the first 12 bytes of the IV are the nonce, [`Msg::ad`] the associated data, the output is
+//! ciphertext ‖ 16-byte tag; ipsec-mb CCM jobs are at most 65 534 bytes with at most
+//! 46 bytes of associated data). Semantics (byte for byte the same in every anchor): NIST SP 800-38A
 //! ECB/CBC/CFB128/OFB/CTR, where the CTR IV is the whole 16-byte initial counter block,
 //! incremented as a 128-bit big-endian integer; CMAC per RFC 4493 with a 16-byte tag;
 //! `"aes-cbc-pkcs7"` is CBC with PKCS#7 padding. Keys are 16, 24 or 32 bytes; messages of one
@@ -37,7 +38,7 @@
 //! let iv = [0u8; 16];
 //! let input = [0u8; 32];
 //! let mut anchor = open("rustcrypto")?;
-//! anchor.prepare("aes-cbc", true, &[Msg { key: &key, iv: &iv, input: &input }])?;
+//! anchor.prepare("aes-cbc", true, &[Msg { key: &key, iv: &iv, input: &input, ad: &[] }])?;
 //! anchor.run()?;
 //! assert_eq!(anchor.outputs()[0].len(), 32);
 //! # Ok::<(), String>(())
@@ -63,6 +64,9 @@ pub struct Msg<'a> {
     pub iv: &'a [u8],
     /// Plaintext (encrypt), ciphertext (decrypt) or the message to authenticate (CMAC).
     pub input: &'a [u8],
+    /// Associated data, authenticated but not encrypted: AEAD modes only (`"aes-gcm"`,
+    /// `"aes-ccm"`); must be empty for the others.
+    pub ad: &'a [u8],
 }
 
 /// A reference AES implementation that processes a prepared batch of messages.

@@ -254,13 +254,15 @@ fn cipher_name(alg: Alg, key_len: usize) -> String {
     format!("AES-{}-{mode}", key_len * 8)
 }
 
-/// One GCM/CCM encryption without associated data: `out` = ciphertext ‖ 16-byte tag (`out` is
-/// `input.len() + AEAD_TAG` bytes). The context is keyed; the nonce is set per message, and
-/// for CCM the message length is announced first, as EVP requires.
+/// One GCM/CCM encryption of `input` with associated data `ad`: `out` = ciphertext ‖ 16-byte
+/// tag (`out` is `input.len() + AEAD_TAG` bytes). The context is keyed; the nonce is set per
+/// message, and for CCM the message length is announced first, as EVP requires; the
+/// associated data goes in before the message (an update with no output buffer).
 fn aead_encrypt(
     ctx: *mut ffi::EVP_CIPHER_CTX,
     alg: Alg,
     nonce: &[u8],
+    ad: &[u8],
     input: &[u8],
     out: &mut [u8],
 ) -> Result<(), String> {
@@ -291,6 +293,15 @@ fn aead_encrypt(
             unsafe { ffi::EVP_CipherUpdate(ctx, ptr::null_mut(), &mut n, ptr::null(), in_len) };
         if ok != 1 {
             return Err(ossl_error("EVP_CipherUpdate (CCM length)"));
+        }
+    }
+    if !ad.is_empty() {
+        let ad_len = c_int::try_from(ad.len()).map_err(|e| e.to_string())?;
+        // SAFETY: an AEAD context's associated data: NULL output, `ad` readable for ad_len.
+        let ok =
+            unsafe { ffi::EVP_CipherUpdate(ctx, ptr::null_mut(), &mut n, ad.as_ptr(), ad_len) };
+        if ok != 1 {
+            return Err(ossl_error("EVP_CipherUpdate (associated data)"));
         }
     }
     // SAFETY: `out` has room for `len` bytes of ciphertext (plus the tag after it); `input` is
@@ -406,6 +417,7 @@ impl Anchor for OpenSsl {
                         ctxs[batch.key_of[i]].0.as_ptr(),
                         batch.alg,
                         &batch.ivs[i][..AEAD_NONCE],
+                        &batch.ads[i],
                         &batch.inputs[i],
                         out,
                     )

@@ -195,6 +195,8 @@ impl Anchor for RustCrypto {
             inputs,
             ivs,
             outputs,
+            // No AEAD mode here, so every message's associated data is empty.
+            ads: _,
         } = batch;
         match keys {
             Keys::Mac(macs) => {

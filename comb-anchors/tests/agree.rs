@@ -45,6 +45,8 @@ struct Owned {
     key: Vec<u8>,
     iv: Vec<u8>,
     input: Vec<u8>,
+    /// Associated data (AEAD modes; empty otherwise).
+    ad: Vec<u8>,
 }
 
 fn borrow(msgs: &[Owned]) -> Vec<Msg<'_>> {
@@ -53,6 +55,7 @@ fn borrow(msgs: &[Owned]) -> Vec<Msg<'_>> {
             key: &m.key,
             iv: &m.iv,
             input: &m.input,
+            ad: &m.ad,
         })
         .collect()
 }
@@ -216,11 +219,17 @@ fn batch(rng: &mut Rng, alg: &str, encrypt: bool, count: usize, key: Option<&[u8
                     key: key.clone(),
                     iv: iv.clone(),
                     input: rng.bytes(n - 1 - i % 16),
+                    ad: Vec::new(),
                 };
                 input = comb_one(alg, true, &pt);
                 assert_eq!(input.len(), n);
             }
-            Owned { key, iv, input }
+            Owned {
+                key,
+                iv,
+                input,
+                ad: Vec::new(),
+            }
         })
         .collect()
 }
@@ -286,12 +295,14 @@ fn known_answers() {
             key: key.clone(),
             iv: iv.clone(),
             input: pt.clone(),
+            ad: Vec::new(),
         }];
         assert_eq!(agree(&mut anchors, alg, true, &enc)[0], ct, "{alg} encrypt");
         let dec = [Owned {
             key: key.clone(),
             iv: iv.clone(),
             input: ct.clone(),
+            ad: Vec::new(),
         }];
         assert_eq!(
             agree(&mut anchors, alg, false, &dec)[0],
@@ -315,6 +326,7 @@ fn known_answers() {
             key: k.to_vec(),
             iv: Vec::new(),
             input: m.to_vec(),
+            ad: Vec::new(),
         })
         .collect();
     let tags = agree(&mut anchors, "aes-cmac", true, &msgs);
@@ -423,18 +435,21 @@ fn ctr_counter_carries() {
         key: key.clone(),
         iv: h("000102030405060708090a0bfffffffe"),
         input: rng.bytes(80),
+        ad: Vec::new(),
     };
     // The whole 128-bit counter wraps to zero.
     let wraps128 = Owned {
         key: key.clone(),
         iv: vec![0xff; 16],
         input: rng.bytes(50),
+        ad: Vec::new(),
     };
     // Ends exactly on the last low-32-bit counter value: no wrap, ipsec-mb must accept.
     let edge = Owned {
         key,
         iv: h("000000000000000000000000fffffffd"),
         input: rng.bytes(48),
+        ad: Vec::new(),
     };
     for msgs in [vec![wraps32], vec![wraps128], vec![edge.clone()]] {
         let out = agree(&mut anchors, "aes-ctr", true, &msgs);
@@ -453,6 +468,7 @@ fn ctr_counter_carries() {
                 key: m.key.clone(),
                 iv: Vec::new(),
                 input: counters,
+                ad: Vec::new(),
             },
         );
         let expect: Vec<u8> = m.input.iter().zip(&ks).map(|(a, b)| a ^ b).collect();
@@ -472,6 +488,7 @@ fn ipsec_mb_long_messages() {
         key: key.clone(),
         iv: rng.bytes(16),
         input: rng.bytes(100_000 / 16 * 16),
+        ad: Vec::new(),
     };
     let msgs = vec![long(&mut rng), long(&mut rng)];
     agree(&mut anchors, "aes-ecb", true, &msgs);
@@ -487,6 +504,7 @@ fn ipsec_mb_long_messages() {
         key: key.clone(),
         iv: rng.bytes(16),
         input: rng.bytes(65534),
+        ad: Vec::new(),
     }];
     agree(&mut anchors, "aes-cmac", true, &at_limit);
 }
@@ -501,6 +519,7 @@ fn bad_input_is_an_error_not_a_panic() {
             key: rng.bytes(16),
             iv: rng.bytes(16),
             input: rng.bytes(32),
+            ad: Vec::new(),
         };
         let bad_key = Owned {
             key: rng.bytes(20),
@@ -532,6 +551,33 @@ fn bad_input_is_an_error_not_a_panic() {
             "{name}: unknown alg"
         );
         assert!(a.run().is_err(), "{name}: run after a failed prepare");
+        let with_ad = Owned {
+            ad: rng.bytes(13),
+            ..ok.clone()
+        };
+        assert!(
+            a.prepare("aes-cbc", true, &borrow(std::slice::from_ref(&with_ad)))
+                .is_err(),
+            "{name}: associated data for a mode without"
+        );
+        if name == "ipsec-mb" {
+            // The library's CCM takes at most 46 bytes of associated data (status "Invalid
+            // AAD length" above); `prepare` says so before anything runs.
+            let long_ad = Owned {
+                ad: rng.bytes(47),
+                ..ok.clone()
+            };
+            let e = a
+                .prepare("aes-ccm", true, &borrow(std::slice::from_ref(&long_ad)))
+                .unwrap_err();
+            assert!(e.contains("46"), "{e}");
+            let gcm = run(a.as_mut(), "aes-gcm", true, std::slice::from_ref(&long_ad)).unwrap();
+            assert_eq!(
+                gcm[0],
+                comb_aead("aes-gcm", &long_ad),
+                "GCM has no such limit"
+            );
+        }
         if a.supports("aes-cbc-pkcs7", false) {
             let empty = Owned {
                 input: Vec::new(),
@@ -577,7 +623,7 @@ fn bad_input_is_an_error_not_a_panic() {
 }
 
 /// Comb's AEAD encryption of one message as the anchors define it: the first 12 bytes of the
-/// IV as the nonce, no associated data, ciphertext ‖ 16-byte tag.
+/// IV as the nonce, the message's associated data, ciphertext ‖ 16-byte tag.
 fn comb_aead(alg: &str, m: &Owned) -> Vec<u8> {
     let engine = comb::Engine::new().expect("comb engine");
     let a = comb::Algorithm::from_id(alg).expect("comb algorithm");
@@ -586,6 +632,7 @@ fn comb_aead(alg: &str, m: &Owned) -> Vec<u8> {
     let mut tag = [0u8; 16];
     let job = comb::Job::copy(&key, &m.input, &mut out)
         .with_iv(&m.iv[..12])
+        .with_ad(&m.ad)
         .with_tag(comb::Tag::Out(&mut tag));
     engine
         .process_one(a, comb::Op::Encrypt, job)
@@ -594,21 +641,26 @@ fn comb_aead(alg: &str, m: &Owned) -> Vec<u8> {
     out
 }
 
-/// AES-GCM and AES-CCM (encryption, 12-byte nonce, no AD, 16-byte tag): OpenSSL and
-/// intel-ipsec-mb agree with Comb on random batches of mixed keys and lengths; neither
-/// decrypts (`supports` says so) and RustCrypto has no AEAD anchor.
+/// AES-GCM and AES-CCM (encryption, 12-byte nonce, 16-byte tag): OpenSSL and intel-ipsec-mb
+/// agree with Comb on random batches of mixed keys, lengths and associated data (0..=46
+/// bytes, ipsec-mb's CCM limit); neither decrypts (`supports` says so) and RustCrypto has no
+/// AEAD anchor.
 #[test]
 fn aead_anchors_agree_with_comb() {
     let mut rng = Rng(0x6165_6164);
     for alg in ["aes-gcm", "aes-ccm"] {
-        let msgs: Vec<Owned> = [0usize, 1, 15, 16, 17, 64, 100, 1500, 2048, 33]
+        let lens = [0usize, 1, 15, 16, 17, 64, 100, 1500, 2048, 33, 0, 40];
+        let ad_lens = [0usize, 0, 1, 8, 12, 13, 16, 17, 20, 32, 46, 13];
+        let msgs: Vec<Owned> = lens
             .iter()
-            .map(|&n| {
+            .zip(ad_lens)
+            .map(|(&n, a)| {
                 let key_len = rng.pick(&[16usize, 32]);
                 Owned {
                     key: rng.bytes(key_len),
                     iv: rng.bytes(16),
                     input: rng.bytes(n),
+                    ad: rng.bytes(a),
                 }
             })
             .collect();

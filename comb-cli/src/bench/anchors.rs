@@ -78,11 +78,19 @@ impl Prepared for AnchorPrepared {
                 key: &self.key,
                 iv: &batch.ivs[i],
                 input: batch.data.input(i),
+                ad: batch.ad.get(i),
             })
             .collect();
         anchor
             .prepare(self.alg.id(), self.op == Op::Encrypt, &msgs)
-            .map_err(|e| format!("{}: {e}", self.name))?;
+            .map_err(|e| {
+                // Most of the anchors' messages already start with their name.
+                if e.starts_with(&self.name) {
+                    e
+                } else {
+                    format!("{}: {e}", self.name)
+                }
+            })?;
         if self.slots.len() <= slot {
             self.slots.resize_with(slot + 1, || None);
         }

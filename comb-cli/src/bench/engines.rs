@@ -19,8 +19,9 @@ pub const BUILTIN: &[&str] = &["sequential", "comb"];
 /// Engines provided by the `anchors` feature (crate `comb-anchors`).
 pub const ANCHORS: &[&str] = &["openssl", "ipsec-mb", "rustcrypto"];
 
-/// The data of one call: input `i` of `data` (with `ivs[i]`) is processed into output `i`
-/// (cipher modes) or `tags[i]` (MACs: written on encrypt, checked on decrypt).
+/// The data of one call: input `i` of `data` (with `ivs[i]`, and for AEAD modes the associated
+/// data `ad.get(i)`) is processed into output `i` (cipher modes) or `tags[i]` (MACs:
+/// written on encrypt, checked on decrypt).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Batch {
     pub data: Buffers,
@@ -28,21 +29,43 @@ pub struct Batch {
     pub tags: Vec<[u8; 16]>,
     /// Bytes written per message (the plaintext length for PKCS#7 decryption).
     pub out_lens: Vec<usize>,
+    /// Every message's associated data (AEAD modes).
+    pub ad: AssociatedData,
+}
+
+/// The associated data of a batch's messages: the same number of bytes each, back to back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AssociatedData {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl AssociatedData {
+    /// The associated data of message `i` (empty unless the run gives AEAD modes some).
+    pub fn get(&self, i: usize) -> &[u8] {
+        &self.bytes[i * self.len..(i + 1) * self.len]
+    }
 }
 
 impl Batch {
-    /// A zeroed batch with inputs of `in_lens` bytes and outputs of `out_lens` bytes.
-    pub fn new(in_lens: &[usize], out_lens: &[usize]) -> Batch {
+    /// A zeroed batch with inputs of `in_lens` bytes, outputs of `out_lens` bytes and
+    /// `ad_len` bytes of associated data per message.
+    pub fn new(in_lens: &[usize], out_lens: &[usize], ad_len: usize) -> Batch {
         let n = in_lens.len();
         Batch {
             data: Buffers::new(in_lens, out_lens),
             ivs: vec![[0u8; 16]; n],
             tags: vec![[0u8; 16]; n],
             out_lens: vec![0; n],
+            ad: AssociatedData {
+                bytes: vec![0u8; n * ad_len],
+                len: ad_len,
+            },
         }
     }
 
-    /// Input bytes of one call: the denominator of cycles per byte.
+    /// Input bytes of one call: the denominator of cycles per byte. The associated data is
+    /// not counted, as in intel-ipsec-mb's and OpenSSL's own benchmarks.
     pub fn bytes(&self) -> u64 {
         self.data.bytes()
     }
@@ -227,8 +250,20 @@ impl OursPrepared {
             // The algorithm's usual IV length (16; AES-GCM's 12-byte nonce) from the 16 bytes.
             let iv_len = self.alg.iv_len();
             let aead = self.alg.is_aead();
-            for (((m, o), iv), t) in b.data.io_mut().zip(&b.ivs).zip(b.tags.iter_mut()) {
+            let ad = &b.ad;
+            for (i, (((m, o), iv), t)) in b
+                .data
+                .io_mut()
+                .zip(&b.ivs)
+                .zip(b.tags.iter_mut())
+                .enumerate()
+            {
                 let job = Job::copy(key, m, o);
+                let job = if ad.len > 0 {
+                    job.with_ad(ad.get(i))
+                } else {
+                    job
+                };
                 let job = if iv_len > 0 {
                     job.with_iv(&iv[..iv_len])
                 } else {
@@ -255,17 +290,37 @@ impl OursPrepared {
     }
 }
 
+/// The associated data each message of `alg` gets when the run asks for `ad_len` bytes: all
+/// of it for an AEAD mode, none for the others.
+pub fn ad_len_for(alg: Algorithm, ad_len: usize) -> usize {
+    if alg.is_aead() {
+        ad_len
+    } else {
+        0
+    }
+}
+
 /// Builds the batches of one configuration from raw lengths: lengths rounded for the mode,
-/// random data and IVs from `seed`. Decryption inputs are made valid where validity matters:
-/// PKCS#7 ciphertexts are encryptions of random plaintexts one byte shorter, and CMAC
-/// verification gets the right tags.
+/// random data, IVs and (AEAD modes, [`ad_len_for`]) `ad_len` bytes of associated data per
+/// message from `seed`. Decryption inputs are made valid where validity matters: PKCS#7
+/// ciphertexts are encryptions of random plaintexts one byte shorter, and CMAC verification
+/// and AEAD decryption get the right tags.
 pub fn build_batches(
     alg: Algorithm,
     op: Op,
     key: &[u8],
     raw: &[Vec<usize>],
     seed: u64,
+    ad_len: usize,
 ) -> Result<Vec<Batch>, String> {
+    let ad_len = ad_len_for(alg, ad_len);
+    if ad_len > alg.max_ad_len() {
+        return Err(format!(
+            "{}: {ad_len} bytes of associated data, more than its {}",
+            alg.id(),
+            alg.max_ad_len()
+        ));
+    }
     let mut rng = Rng::new(seed ^ 0x6461_7461); // "data"
     let mut out = Vec::with_capacity(raw.len());
     for lens in raw {
@@ -281,7 +336,7 @@ pub fn build_batches(
             lens
         };
         let outs: Vec<usize> = lens.iter().map(|&l| alg.output_len(op, l)).collect();
-        let mut b = Batch::new(&lens, &outs);
+        let mut b = Batch::new(&lens, &outs, ad_len);
         for i in 0..lens.len() {
             rng.fill(b.data.input_mut(i));
             rng.fill(&mut b.ivs[i]);
@@ -291,6 +346,8 @@ pub fn build_batches(
                 b.ivs[i][12] &= 0x7f;
             }
         }
+        // After the data, so a batch's messages and IVs are the same whatever `ad_len`.
+        rng.fill(&mut b.ad.bytes);
         let needs_valid_input =
             (alg == Algorithm::AesCbcPkcs7 || alg.is_mac() || alg.is_aead()) && op == Op::Decrypt;
         if needs_valid_input {
@@ -305,11 +362,12 @@ pub fn build_batches(
                 .iter()
                 .map(|&l| alg.output_len(Op::Encrypt, l))
                 .collect();
-            let mut enc = Batch::new(&plain, &ct);
+            let mut enc = Batch::new(&plain, &ct, ad_len);
             for (i, &n) in plain.iter().enumerate() {
                 enc.data.input_mut(i).copy_from_slice(&b.data.input(i)[..n]);
             }
             enc.ivs.clone_from(&b.ivs);
+            enc.ad.clone_from(&b.ad);
             let mut p = Ours::new(false)?.prepare(alg, Op::Encrypt, key, None)?;
             if !p.run(0, &mut enc) {
                 return Err(format!("{}: preparing decryption inputs failed", alg.id()));
@@ -330,8 +388,19 @@ pub fn build_batches(
     Ok(out)
 }
 
-/// Runs `engine` once over copies of `batches` and compares every output byte, output length
-/// and tag with the `sequential` engine's. Errors name the first difference.
+/// Loads every batch of a configuration's pool into `engine`, slot `i` for `pool[i]`
+/// (untimed). An error is the engine refusing the workload (an anchor's library limit, such as
+/// intel-ipsec-mb's 46 bytes of CCM associated data), not a wrong result.
+pub fn load_pool(engine: &mut dyn Prepared, pool: &[Batch]) -> Result<(), String> {
+    for (slot, b) in pool.iter().enumerate() {
+        engine.load(slot, b)?;
+    }
+    Ok(())
+}
+
+/// Runs `engine`, with `batches` loaded ([`load_pool`]), once over copies of them and compares
+/// every output byte, output length and tag with the `sequential` engine's. Errors name the
+/// first difference.
 pub fn verify(
     engine: &mut dyn Prepared,
     engine_name: &str,
@@ -349,7 +418,6 @@ pub fn verify(
                 alg.id()
             ));
         }
-        engine.load(bi, b)?;
         let mut got = b.clone();
         if !engine.run(bi, &mut got) {
             return Err(format!(
@@ -399,17 +467,69 @@ mod tests {
         for &alg in Algorithm::ALL {
             let key = vec![7u8; alg.key_lens()[0]];
             for op in [Op::Encrypt, Op::Decrypt] {
-                let batches = build_batches(alg, op, &key, &raw, 1).unwrap();
-                for (b, r) in batches.iter().zip(&raw) {
-                    assert_eq!(b.data.len(), r.len());
-                    if alg.needs_whole_blocks(op) {
-                        assert!(b.data.inputs().all(|m| m.len() % 16 == 0));
+                for ad_len in [0, 13] {
+                    let batches = build_batches(alg, op, &key, &raw, 1, ad_len).unwrap();
+                    for (b, r) in batches.iter().zip(&raw) {
+                        assert_eq!(b.data.len(), r.len());
+                        if alg.needs_whole_blocks(op) {
+                            assert!(b.data.inputs().all(|m| m.len() % 16 == 0));
+                        }
+                        let want = ad_len_for(alg, ad_len);
+                        assert!((0..r.len()).all(|i| b.ad.get(i).len() == want));
                     }
+                    let mut p = comb.prepare(alg, op, &key, Some(3)).unwrap();
+                    load_pool(p.as_mut(), &batches).unwrap();
+                    verify(p.as_mut(), "comb", alg, op, &key, &batches).unwrap();
                 }
-                let mut p = comb.prepare(alg, op, &key, Some(3)).unwrap();
-                verify(p.as_mut(), "comb", alg, op, &key, &batches).unwrap();
             }
         }
+    }
+
+    /// `--ad-len` reaches the jobs: an AEAD mode's tags change with the associated data (the
+    /// messages and IVs do not), and decryption inputs made with it verify.
+    #[test]
+    fn associated_data_is_authenticated() {
+        let raw = vec![vec![0, 40, 1400]];
+        for &alg in Algorithm::ALL.iter().filter(|a| a.is_aead()) {
+            let key = vec![3u8; alg.key_lens()[0]];
+            let run = |ad_len: usize| {
+                let mut b = build_batches(alg, Op::Encrypt, &key, &raw, 5, ad_len)
+                    .unwrap()
+                    .remove(0);
+                let mut p = by_name("sequential")
+                    .unwrap()
+                    .prepare(alg, Op::Encrypt, &key, None)
+                    .unwrap();
+                assert!(p.run(0, &mut b), "{}", alg.id());
+                b
+            };
+            let (plain, with_ad) = (run(0), run(13));
+            assert_eq!(plain.data.input(2), with_ad.data.input(2));
+            assert_eq!(plain.ivs, with_ad.ivs);
+            // The tag (Julius has none: its ciphertext carries the authentication).
+            let auth = |b: &Batch, i: usize| (b.tags[i], b.data.output(i).to_vec());
+            for i in 0..3 {
+                assert_ne!(
+                    auth(&plain, i),
+                    auth(&with_ad, i),
+                    "{} message {i}",
+                    alg.id()
+                );
+            }
+            let dec = build_batches(alg, Op::Decrypt, &key, &raw, 5, 13).unwrap();
+            let mut p = by_name("comb")
+                .unwrap()
+                .prepare(alg, Op::Decrypt, &key, None)
+                .unwrap();
+            let mut b = dec[0].clone();
+            assert!(p.run(0, &mut b), "{}: decryption with AD", alg.id());
+        }
+        assert!(
+            build_batches(Algorithm::AesCbc, Op::Encrypt, &[0; 16], &raw, 5, 13).unwrap()[0]
+                .ad
+                .get(1)
+                .is_empty()
+        );
     }
 
     // With the anchors feature: every anchor agrees with the sequential engine wherever it
@@ -426,10 +546,13 @@ mod tests {
                     if !engine.supports(alg, op) {
                         continue;
                     }
-                    let batches = build_batches(alg, op, &key, &raw, 2).unwrap();
-                    let mut p = engine.prepare(alg, op, &key, None).unwrap();
-                    verify(p.as_mut(), name, alg, op, &key, &batches)
-                        .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    for ad_len in [0, 13] {
+                        let batches = build_batches(alg, op, &key, &raw, 2, ad_len).unwrap();
+                        let mut p = engine.prepare(alg, op, &key, None).unwrap();
+                        load_pool(p.as_mut(), &batches).unwrap_or_else(|e| panic!("{name}: {e}"));
+                        verify(p.as_mut(), name, alg, op, &key, &batches)
+                            .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    }
                 }
             }
         }
@@ -448,7 +571,8 @@ mod tests {
             }
         }
         let key = [1u8; 16];
-        let batches = build_batches(Algorithm::AesCtr, Op::Encrypt, &key, &[vec![32]], 0).unwrap();
+        let batches =
+            build_batches(Algorithm::AesCtr, Op::Encrypt, &key, &[vec![32]], 0, 0).unwrap();
         let e = verify(
             &mut Broken,
             "broken",

@@ -209,7 +209,8 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
         && a.lengths.is_none()
         && a.lengths_file.is_none()
         && a.batch.is_none()
-        && a.lanes.is_none();
+        && a.lanes.is_none()
+        && a.ad_len == 0;
     let kind = if a.paper {
         Kind::Paper
     } else if main {
@@ -387,6 +388,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     let common = Common {
         batch: plan.batch,
         key_bits: a.key_bits,
+        ad_len: a.ad_len,
         seed: a.seed,
         warmup: plan.warmup,
         engines: engine_list,

@@ -36,20 +36,13 @@ pub struct BatchSampler {
 }
 
 impl BatchSampler {
-    /// Loads every batch of `pool` into `prepared` (untimed).
-    pub fn new(
-        mut prepared: Box<dyn Prepared>,
-        pool: Vec<Batch>,
-        what: String,
-    ) -> Result<BatchSampler, String> {
-        for (slot, b) in pool.iter().enumerate() {
-            prepared.load(slot, b).map_err(|e| format!("{what}: {e}"))?;
-        }
-        Ok(BatchSampler {
+    /// `prepared` must have every batch of `pool` loaded ([`super::engines::load_pool`]).
+    pub fn new(prepared: Box<dyn Prepared>, pool: Vec<Batch>, what: String) -> BatchSampler {
+        BatchSampler {
             prepared,
             pool,
             what,
-        })
+        }
     }
 
     fn bytes(&self, calls: usize) -> u64 {
@@ -133,6 +126,8 @@ pub struct Config {
     /// Mean input length per message over the configuration's pool.
     pub mean_len: f64,
     pub batch: usize,
+    /// Bytes of associated data per message (AEAD modes; 0 for the others).
+    pub ad_len: usize,
     pub lanes: Option<usize>,
     pub lane_source: LaneSource,
     pub key_bits: usize,
@@ -171,6 +166,7 @@ impl Config {
             msg_len: dist.fixed_len(),
             mean_len: 0.0,
             batch,
+            ad_len: 0,
             lanes,
             lane_source,
             key_bits,

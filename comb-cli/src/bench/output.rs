@@ -1,6 +1,6 @@
 //! Machine description and the JSON results file:
 //! `{"machine": {...}, "results": [{"alg", "op", "engine", "workload", "msg_len", "batch",
-//! "lanes", "cpb_tsc", "cpb_core", "samples", ...}]}`.
+//! "ad_len", "lanes", "cpb_tsc", "cpb_core", "samples", ...}]}`.
 
 use super::measure::Measured;
 use serde::Serialize;
@@ -51,6 +51,9 @@ pub struct ResultRow {
     /// The message length for `fixed`, else null.
     pub msg_len: Option<usize>,
     pub batch: usize,
+    /// Bytes of associated data per message (`--ad-len`; AEAD modes only, 0 otherwise; not
+    /// counted in the bytes of cycles per byte).
+    pub ad_len: usize,
     /// Lane count P (null for engines without lanes).
     pub lanes: Option<usize>,
     /// Median TSC cycles per byte.
@@ -84,6 +87,7 @@ impl ResultRow {
             workload: c.workload.to_string(),
             msg_len: c.msg_len,
             batch: c.batch,
+            ad_len: c.ad_len,
             lanes: c.lanes,
             cpb_tsc: round6(m.tsc.median),
             cpb_core: round6(m.cpb_core),
@@ -208,8 +212,8 @@ mod tests {
         let r = v["results"].as_array().unwrap();
         assert_eq!(r.len(), 2);
         for key in [
-            "alg", "op", "engine", "workload", "msg_len", "batch", "lanes", "cpb_tsc", "cpb_core",
-            "samples",
+            "alg", "op", "engine", "workload", "msg_len", "batch", "ad_len", "lanes", "cpb_tsc",
+            "cpb_core", "samples",
         ] {
             assert!(r[0].get(key).is_some(), "missing {key}");
             assert!(r[1].get(key).is_some(), "missing {key}");

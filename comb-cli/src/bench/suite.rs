@@ -11,6 +11,8 @@ use comb::{Algorithm, Op};
 pub struct Common {
     pub batch: usize,
     pub key_bits: usize,
+    /// Bytes of associated data per AEAD message (`--ad-len`).
+    pub ad_len: usize,
     pub seed: u64,
     pub warmup: usize,
     /// The engines of the run, in `--engines` order.
@@ -68,7 +70,7 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
         for &op in &sweep.ops {
             for dist in &sweep.dists {
                 let raw = dist.batches(batch, common.seed);
-                let pool = engines::build_batches(alg, op, &key, &raw, common.seed)?;
+                let pool = engines::build_batches(alg, op, &key, &raw, common.seed, common.ad_len)?;
                 let messages: usize = pool.iter().map(|b| b.data.len()).sum();
                 let bytes: u64 = pool.iter().map(|b| b.bytes()).sum();
                 let mean_len = bytes as f64 / messages.max(1) as f64;
@@ -97,6 +99,20 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
                             None
                         };
                         let mut prepared = engine.prepare(alg, op, &key, explicit)?;
+                        if let Err(e) = engines::load_pool(prepared.as_mut(), &pool) {
+                            // An anchor's limit (not a wrong result): the rest of the run goes
+                            // on without this configuration.
+                            let note = format!(
+                                "{} skipped {} on {}: {e}",
+                                engine.name(),
+                                mode_key(alg, op),
+                                dist.label()
+                            );
+                            if !notes.contains(&note) {
+                                notes.push(note);
+                            }
+                            continue;
+                        }
                         engines::verify(prepared.as_mut(), engine.name(), alg, op, &key, &pool)?;
                         let mut config = Config::new(
                             sweep.phase,
@@ -110,9 +126,10 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
                             common.key_bits,
                         );
                         config.mean_len = mean_len;
+                        config.ad_len = engines::ad_len_for(alg, common.ad_len);
                         let what =
                             format!("{} {} {}", mode_key(alg, op), engine.name(), dist.label());
-                        let sampler = BatchSampler::new(prepared, pool.clone(), what)?;
+                        let sampler = BatchSampler::new(prepared, pool.clone(), what);
                         tasks.push(Task::new(
                             config,
                             Box::new(sampler),
@@ -154,5 +171,95 @@ fn lane_choices(
             };
             vec![(engine.default_lanes(alg, op), source)]
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn common(engines: &[&str], ad_len: usize) -> Common {
+        let backend = comb::Engine::new().expect("engine").backend();
+        Common {
+            batch: 4,
+            key_bits: 128,
+            ad_len,
+            seed: 9,
+            warmup: 0,
+            engines: engines
+                .iter()
+                .map(|n| engines::by_name(n).expect("engine"))
+                .collect(),
+            tuned: None,
+            backend,
+        }
+    }
+
+    fn sweep(algs: Vec<Algorithm>) -> Sweep {
+        Sweep {
+            phase: "custom",
+            algs,
+            ops: vec![Op::Encrypt],
+            dists: vec![Dist::Fixed(64)],
+            lanes: LaneSpec::Auto,
+            engines: None,
+            batch: None,
+            samples: 1,
+            calls: 1,
+        }
+    }
+
+    /// Every configuration records the associated data its messages carry: the run's for the
+    /// AEAD modes, none for the others.
+    #[test]
+    fn configurations_record_their_associated_data() {
+        let c = common(&["sequential", "comb"], 13);
+        let mut notes = Vec::new();
+        let tasks = build(
+            &sweep(vec![Algorithm::AesGcm, Algorithm::AesCbc]),
+            &c,
+            &mut notes,
+        )
+        .unwrap();
+        assert_eq!(tasks.len(), 4);
+        for t in &tasks {
+            let want = if t.config.alg.is_aead() { 13 } else { 0 };
+            assert_eq!(t.config.ad_len, want, "{:?}", t.config.alg);
+        }
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    /// An anchor refusing a workload (intel-ipsec-mb's CCM takes at most 46 bytes of
+    /// associated data) skips that configuration with a note; the rest of the run is built.
+    #[cfg(feature = "anchors")]
+    #[test]
+    fn an_anchors_refusal_skips_only_its_configuration() {
+        if engines::by_name("ipsec-mb").is_err() {
+            return; // no intel-ipsec-mb on this machine
+        }
+        let c = common(&["comb", "ipsec-mb"], 47);
+        let mut notes = Vec::new();
+        let tasks = build(
+            &sweep(vec![Algorithm::AesCcm, Algorithm::AesGcm]),
+            &c,
+            &mut notes,
+        )
+        .unwrap();
+        let names: Vec<String> = tasks
+            .iter()
+            .map(|t| format!("{} {}", t.config.alg.id(), t.config.engine))
+            .collect();
+        assert_eq!(
+            names,
+            ["aes-ccm comb", "aes-gcm comb", "aes-gcm ipsec-mb"],
+            "{notes:?}"
+        );
+        assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].contains("ipsec-mb skipped aes-ccm/encrypt"),
+            "{}",
+            notes[0]
+        );
+        assert!(notes[0].contains("at most 46 bytes"), "{}", notes[0]);
     }
 }
