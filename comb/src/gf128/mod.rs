@@ -92,17 +92,7 @@ macro_rules! gcm_stitch {
             state: super::StitchState<__m128i>,
         }
 
-        impl<'k, const KARA: bool> GcmStitch<'k, KARA> {
-            /// The hash of a message whose `A` hashed (padded) to `s`, under `key`'s powers.
-            #[inline]
-            #[target_feature(enable = "sse2,ssse3")]
-            pub(crate) fn new(key: super::WideGhash<'k, $token>, s: &Block) -> Self {
-                GcmStitch {
-                    pow: key.pow,
-                    state: super::StitchState::new(clmul::load_block(s)),
-                }
-            }
-
+        impl<const KARA: bool> GcmStitch<'_, KARA> {
             /// [`super::StitchState::absorb`] with this backend's sixteen-block product.
             ///
             /// # Safety
@@ -719,6 +709,22 @@ impl Kernel {
     }
 }
 
+/// Hands `data` to a block-wise GHASH update as whole blocks: its whole blocks with `agg`
+/// blocks per reduction, then a partial last block zero-padded (GCM's padding of `A` and `C`),
+/// alone.
+fn update_padded(data: &[u8], agg: Aggregation, mut update: impl FnMut(&[Block], Aggregation)) {
+    let (blocks, tail) = data.as_chunks::<BLOCK>();
+    update(blocks, agg);
+    if !tail.is_empty() {
+        let mut last = [0u8; BLOCK];
+        for (d, s) in last.iter_mut().zip(tail) {
+            *d = *s;
+        }
+        update(core::slice::from_ref(&last), Aggregation::One);
+        crate::block::wipe(&mut last);
+    }
+}
+
 /// The key powers, in the representation of the module docs.
 ///
 /// `desc[8 - i] = K_i = R(H^i)·y mod P*` (`K_8` first, so that `[K_8 | K_7]`, `[K_6 | K_5]`,
@@ -853,15 +859,9 @@ impl GhashKey {
     /// [`GhashKey::ghash_update`] with a chosen number of blocks per reduction (all give the
     /// same result; for benchmarks and tests).
     pub fn ghash_update_with(&self, state: &mut Block, data: &[u8], agg: Aggregation) {
-        let (blocks, tail) = data.as_chunks::<BLOCK>();
-        self.update_blocks(state, blocks, agg);
-        if !tail.is_empty() {
-            let mut last = [0u8; BLOCK];
-            for (d, s) in last.iter_mut().zip(tail) {
-                *d = *s;
-            }
-            self.update_blocks(state, core::slice::from_ref(&last), Aggregation::One);
-        }
+        update_padded(data, agg, |blocks, agg| {
+            self.update_blocks(state, blocks, agg)
+        });
     }
 
     /// Hashes whole blocks into `state`.

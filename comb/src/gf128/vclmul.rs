@@ -24,7 +24,7 @@ use core::arch::x86_64::*;
 
 use super::clmul::{self, ClmulToken, Wide};
 use super::{aggregate, Aggregation, GhashKey, MulVariant, Powers};
-use crate::block::Block;
+use crate::block::{Block, BLOCK};
 
 /// Proof that AVX2 and VPCLMULQDQ (and, through [`ClmulToken`], PCLMULQDQ, SSE2 and SSSE3)
 /// exist on this CPU. Zero-sized; only [`VclmulToken::get`] makes one.
@@ -238,6 +238,30 @@ gcm_stitch! {
     agg8: |pow: &Powers, s, g: &[Block; 8]| agg2::<KARA, 8>(pow, s, g),
     agg16: |pow: &Powers, s, a: &[Block; 8], b: &[Block; 8]| agg2_16::<KARA>(pow, s, a, b),
     agg_n: |pow: &Powers, s, g: &[Block]| agg2_last::<KARA>(pow, s, g),
+}
+
+impl<'k, const KARA: bool> GcmStitch<'k, KARA> {
+    /// The hash of a message with associated data `ad`, under `key`'s powers: `A` (padded)
+    /// hashed first by the block-wise update.
+    #[inline]
+    #[target_feature(enable = "sse2,ssse3")]
+    pub(crate) fn after_ad(key: super::WideGhash<'k, VclmulToken>, ad: &[u8]) -> Self {
+        let v = if KARA {
+            MulVariant::Karatsuba
+        } else {
+            MulVariant::Schoolbook
+        };
+        let mut s = [0u8; BLOCK];
+        super::update_padded(ad, Aggregation::Eight, |blocks, agg| {
+            update(key.token, v, key.pow, &mut s, blocks, agg)
+        });
+        let state = super::StitchState::new(clmul::load_block(&s));
+        crate::block::wipe(&mut s);
+        GcmStitch {
+            pow: key.pow,
+            state,
+        }
+    }
 }
 
 #[target_feature(enable = "avx2,vpclmulqdq,pclmulqdq,sse2,ssse3")]
