@@ -692,14 +692,14 @@ fn associated_data_lengths_against_rustcrypto() {
                         .tag(TagDesc::Out(16))
                 })
                 .collect();
+            let what = |i: usize| {
+                let (_, a, p) = &cases[i];
+                let b = e.backend();
+                format!("{b} {path:?}: AD {} B, message {} B", a.len(), p.len())
+            };
             let o = run_jobs(&e, GCM, Op::Encrypt, path, &descs);
-            for (i, ((_, a, p), (ct, tag))) in cases.iter().zip(&want).enumerate() {
-                let what = format!(
-                    "{} {path:?}: AD {} B, message {} B",
-                    e.backend(),
-                    a.len(),
-                    p.len()
-                );
+            for (i, ((_, _, p), (ct, tag))) in cases.iter().zip(&want).enumerate() {
+                let what = what(i);
                 assert_eq!(o.results[i], Ok(p.len()), "{what}");
                 assert_eq!(&o.bufs[i][..p.len()], &ct[..], "{what}: ciphertext");
                 assert_eq!(&o.tags[i][..], &tag[..], "{what}: tag");
@@ -716,13 +716,8 @@ fn associated_data_lengths_against_rustcrypto() {
                 })
                 .collect();
             let o = run_jobs(&e, GCM, Op::Decrypt, path, &descs);
-            for (i, (_, a, p)) in cases.iter().enumerate() {
-                let what = format!(
-                    "{} {path:?}: AD {} B, message {} B",
-                    e.backend(),
-                    a.len(),
-                    p.len()
-                );
+            for (i, (_, _, p)) in cases.iter().enumerate() {
+                let what = what(i);
                 assert_eq!(o.results[i], Ok(p.len()), "{what}");
                 assert_eq!(&o.bufs[i][..p.len()], &p[..], "{what}: plaintext");
             }
