@@ -16,9 +16,9 @@
 //! Algorithm IDs: `"aes-ecb"`, `"aes-cbc"`, `"aes-cbc-pkcs7"`, `"aes-ctr"`, `"aes-cfb128"`,
 //! `"aes-ofb"`, `"aes-cmac"`, and the AEAD modes `"aes-gcm"` and `"aes-ccm"` (encryption only:
 //! the first 12 bytes of the IV are the nonce, [`Msg::ad`] the associated data, the output is
-//! ciphertext ‖ 16-byte tag; ipsec-mb CCM jobs are at most 65 534 bytes with at most
-//! 46 bytes of associated data). Semantics (byte for byte the same in every anchor): NIST SP 800-38A
-//! ECB/CBC/CFB128/OFB/CTR, where the CTR IV is the whole 16-byte initial counter block,
+//! ciphertext ‖ 16-byte tag; ipsec-mb CCM jobs are at most 65 534 bytes with at most 46
+//! bytes of associated data). Semantics (byte for byte the same in every anchor): NIST
+//! SP 800-38A ECB/CBC/CFB128/OFB/CTR, where the CTR IV is the whole 16-byte initial counter block,
 //! incremented as a 128-bit big-endian integer; CMAC per RFC 4493 with a 16-byte tag;
 //! `"aes-cbc-pkcs7"` is CBC with PKCS#7 padding. Keys are 16, 24 or 32 bytes; messages of one
 //! batch may use different keys (each distinct key is expanded once). ECB/CBC messages are whole
