@@ -54,6 +54,9 @@ pub const SWEEP_CALLS: usize = 60;
 pub const WARMUP: usize = 10;
 /// Messages per call.
 pub const BATCH: usize = 64;
+/// Most associated data per message `--ad-len` takes (1 MiB): every batch of the pool holds
+/// a copy for each message, so a mistyped size would otherwise exhaust memory.
+pub const MAX_AD_LEN: usize = 1 << 20;
 /// Default fixed lengths.
 pub const LENGTHS: [usize; 5] = [128, 256, 512, 1024, 2048];
 /// Lengths of the cycles-per-byte-against-length plot and the heat map (papers/000 Fig. 3–4).
@@ -191,6 +194,12 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
     let batch = a.batch.unwrap_or(BATCH);
     if batch == 0 {
         return Err("--batch must be at least 1".into());
+    }
+    if a.ad_len > MAX_AD_LEN {
+        return Err(format!(
+            "--ad-len {} is more than the benchmark's {MAX_AD_LEN} bytes per message",
+            a.ad_len
+        ));
     }
     let (s_def, c_def) = if quick {
         (QUICK_SAMPLES, QUICK_CALLS)
@@ -570,6 +579,17 @@ mod tests {
         for s in &p.sweeps[1..] {
             assert_eq!((s.samples, s.calls), sweeps, "{}", s.phase);
         }
+    }
+
+    #[test]
+    fn ad_len_is_a_workload_option_and_bounded() {
+        let p = plan_of(&["--ad-len", "13"]).unwrap();
+        assert_eq!(p.kind, Kind::Custom);
+        assert_eq!(plan_of(&[]).unwrap().kind, Kind::Main);
+        assert!(plan_of(&["--ad-len", &MAX_AD_LEN.to_string()]).is_ok());
+        let e = plan_of(&["--ad-len", &(MAX_AD_LEN + 1).to_string()]).unwrap_err();
+        assert!(e.contains("--ad-len"), "{e}");
+        assert!(plan_of(&["--paper", "--ad-len", "13"]).is_err());
     }
 
     #[test]
