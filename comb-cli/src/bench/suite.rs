@@ -85,9 +85,7 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
                     if !engine.supports(alg, op) {
                         let note =
                             format!("{} does not implement {}", engine.name(), mode_key(alg, op));
-                        if !notes.contains(&note) {
-                            notes.push(note);
-                        }
+                        note_once(notes, note);
                         continue;
                     }
                     for (lanes, source) in
@@ -108,9 +106,7 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
                                 mode_key(alg, op),
                                 dist.label()
                             );
-                            if !notes.contains(&note) {
-                                notes.push(note);
-                            }
+                            note_once(notes, note);
                             continue;
                         }
                         engines::verify(prepared.as_mut(), engine.name(), alg, op, &key, &pool)?;
@@ -143,6 +139,14 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
         }
     }
     Ok(tasks)
+}
+
+/// Adds `note` to `notes` unless the run already has it (a sweep meets the same skipped
+/// engine once per workload and lane count).
+fn note_once(notes: &mut Vec<String>, note: String) {
+    if !notes.contains(&note) {
+        notes.push(note);
+    }
 }
 
 /// The lane counts to measure `engine` with, and where each came from.
@@ -178,9 +182,10 @@ fn lane_choices(
 mod tests {
     use super::*;
 
-    fn common(engines: &[&str], ad_len: usize) -> Common {
-        let backend = comb::Engine::new().expect("engine").backend();
-        Common {
+    /// The tasks and notes [`build`] makes of encrypting `algs` on 64-byte messages with
+    /// `engines`, `ad_len` bytes of associated data per AEAD message.
+    fn built(engines: &[&str], ad_len: usize, algs: Vec<Algorithm>) -> (Vec<Task>, Vec<String>) {
+        let common = Common {
             batch: 4,
             key_bits: 128,
             ad_len,
@@ -191,12 +196,9 @@ mod tests {
                 .map(|n| engines::by_name(n).expect("engine"))
                 .collect(),
             tuned: None,
-            backend,
-        }
-    }
-
-    fn sweep(algs: Vec<Algorithm>) -> Sweep {
-        Sweep {
+            backend: comb::Engine::new().expect("engine").backend(),
+        };
+        let sweep = Sweep {
             phase: "custom",
             algs,
             ops: vec![Op::Encrypt],
@@ -206,21 +208,18 @@ mod tests {
             batch: None,
             samples: 1,
             calls: 1,
-        }
+        };
+        let mut notes = Vec::new();
+        let tasks = build(&sweep, &common, &mut notes).expect("the sweep builds");
+        (tasks, notes)
     }
 
     /// Every configuration records the associated data its messages carry: the run's for the
     /// AEAD modes, none for the others.
     #[test]
     fn configurations_record_their_associated_data() {
-        let c = common(&["sequential", "comb"], 13);
-        let mut notes = Vec::new();
-        let tasks = build(
-            &sweep(vec![Algorithm::AesGcm, Algorithm::AesCbc]),
-            &c,
-            &mut notes,
-        )
-        .unwrap();
+        let algs = vec![Algorithm::AesGcm, Algorithm::AesCbc];
+        let (tasks, notes) = built(&["sequential", "comb"], 13, algs);
         assert_eq!(tasks.len(), 4);
         for t in &tasks {
             let want = if t.config.alg.is_aead() { 13 } else { 0 };
@@ -237,14 +236,8 @@ mod tests {
         if engines::by_name("ipsec-mb").is_err() {
             return; // no intel-ipsec-mb on this machine
         }
-        let c = common(&["comb", "ipsec-mb"], 47);
-        let mut notes = Vec::new();
-        let tasks = build(
-            &sweep(vec![Algorithm::AesCcm, Algorithm::AesGcm]),
-            &c,
-            &mut notes,
-        )
-        .unwrap();
+        let algs = vec![Algorithm::AesCcm, Algorithm::AesGcm];
+        let (tasks, notes) = built(&["comb", "ipsec-mb"], 47, algs);
         let names: Vec<String> = tasks
             .iter()
             .map(|t| format!("{} {}", t.config.alg.id(), t.config.engine))
