@@ -12,9 +12,22 @@ pub type Block = [u8; BLOCK];
 /// order (SP 800-38B). Constant time: the reduction is a mask, not a branch.
 #[inline]
 pub fn dbl(b: &Block) -> Block {
-    let v = u128::from_be_bytes(*b);
+    dbl_u128(u128::from_be_bytes(*b)).to_be_bytes()
+}
+
+/// [`dbl`] of a block read as a big-endian integer (byte 0 most significant): a chain of
+/// masks kept in this form needs no byte swaps between its doublings.
+#[inline]
+pub(crate) fn dbl_u128(v: u128) -> u128 {
     let carry = 0u128.wrapping_sub(v >> 127); // all ones iff the top bit was set
-    ((v << 1) ^ (carry & 0x87)).to_be_bytes()
+    (v << 1) ^ (carry & 0x87)
+}
+
+/// `7·v = 4·v ⊕ 2·v ⊕ v` on the integer form of [`dbl_u128`].
+#[inline]
+pub(crate) fn mul7_u128(v: u128) -> u128 {
+    let d = dbl_u128(v);
+    dbl_u128(d) ^ d ^ v
 }
 
 /// Overwrites a block with zeros in one volatile 16-byte write that the optimiser may not

@@ -34,12 +34,14 @@
 //! every output byte is zeroed and the job fails with `AuthenticationFailed`.
 
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{dbl, pad10, store_short, tag_matches, wipe, xor, xor_into, Block, BLOCK};
+use crate::block::{dbl, dbl_u128, mul7_u128, pad10, store_short, tag_matches, wipe, xor};
+use crate::block::{xor_into, Block, BLOCK};
 use crate::gf128::tpl;
 use crate::modes::{Prepared, TagIo};
 use crate::sched::exec::Path;
 use crate::{Error, JobResult, Op};
 use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
+use zeroize::Zeroize;
 
 /// Blocks per window of the layered pass (2 KiB of scratch per buffer: L1-resident).
 pub(super) const WINDOW: usize = 128;
@@ -72,8 +74,7 @@ impl Drop for CopaKey {
 
 /// `7·x` in the big-endian field.
 fn mul7(x: &Block) -> Block {
-    let x2 = dbl(x);
-    xor(&xor(&dbl(&x2), &x2), x)
+    mul7_u128(u128::from_be_bytes(*x)).to_be_bytes()
 }
 
 /// Block `i` of `AD || nonce` (`len` bytes in all) and how many of its bytes exist.
@@ -262,15 +263,18 @@ fn shape(m: usize) -> (usize, bool) {
     (m.div_ceil(BLOCK).max(1), m == 0 || !m.is_multiple_of(BLOCK))
 }
 
-/// The masks of block `i` of `n` from `d = D_i`: `(up, down, D_{i+1})`.
+/// The masks `(up, down)` of block `i` from `d = D_i` (a big-endian integer), advancing `d`
+/// to `D_{i+1}`. The chain stays an integer: kept as a block, each doubling swapped its bytes
+/// twice on the chain's path.
 #[inline]
-fn masks(d: &Block, last_partial: bool) -> (Block, Block, Block) {
-    let next = dbl(d);
-    let mut up = xor(d, &next);
+fn masks(d: &mut u128, last_partial: bool) -> (Block, Block) {
+    let next = dbl_u128(*d);
+    let mut up = *d ^ next;
     if last_partial {
-        up = mul7(&up);
+        up = mul7_u128(up);
     }
-    (up, next, next)
+    *d = next;
+    (up.to_be_bytes(), next.to_be_bytes())
 }
 
 /// Encryption layers of one job; `s.v` holds `V`. Leaves `Y_last`, `Σ ^ 3·up_last` and
@@ -281,7 +285,7 @@ fn encrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State, win: &mut Windo
     let mut io = job.lane.io;
     let m = io.len;
     let (n, partial) = shape(m);
-    let mut d = ck.l;
+    let mut d = u128::from_be_bytes(ck.l);
     let mut y = xor(&ck.l, &s.v);
     let mut sigma = [0u8; BLOCK];
     let mut up_last = [0u8; BLOCK];
@@ -297,7 +301,7 @@ fn encrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State, win: &mut Windo
             } else {
                 io.read_block(BLOCK * i)
             };
-            let (up, down, next) = masks(&d, last && partial);
+            let (up, down) = masks(&mut d, last && partial);
             xor_into(&mut sigma, &mb);
             *sc = xor(&mb, &up);
             *dn = down;
@@ -305,7 +309,6 @@ fn encrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State, win: &mut Windo
                 up_last = up;
                 down_last = down;
             }
-            d = next;
             wipe(&mut mb);
             i += 1;
         }
@@ -328,7 +331,8 @@ fn encrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State, win: &mut Windo
     s.partial = partial;
     s.ok = 1;
     s.m = m;
-    for b in [&mut d, &mut y, &mut sigma, &mut up_last, &mut down_last] {
+    d.zeroize();
+    for b in [&mut y, &mut sigma, &mut up_last, &mut down_last] {
         wipe(b);
     }
 }
@@ -344,7 +348,7 @@ fn decrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State, win: &mut Windo
     // The flag is part of the (public) ciphertext; anything but 0 or 1 fails later, after the
     // same amount of work on the blocks as 0 would take.
     let partial = flag == 1;
-    let mut d = ck.l;
+    let mut d = u128::from_be_bytes(ck.l);
     let mut y = xor(&ck.l, &s.v);
     let mut sigma = [0u8; BLOCK];
     let mut up_last = [0u8; BLOCK];
@@ -356,14 +360,13 @@ fn decrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State, win: &mut Windo
         let (scratch, ups) = win.take(c);
         for (sc, u) in scratch.iter_mut().zip(ups.iter_mut()) {
             let last = i + 1 == n;
-            let (up, down, next) = masks(&d, last && partial);
+            let (up, down) = masks(&mut d, last && partial);
             *sc = xor(&io.read_block(BLOCK * i), &down);
             *u = up;
             if last {
                 up_last = up;
                 down_last = down;
             }
-            d = next;
             i += 1;
         }
         k.ecb_in_place(key, scratch, true);
@@ -412,8 +415,8 @@ fn decrypt_layers(k: Kernels, job: &Prepared<'_>, s: &mut State, win: &mut Windo
     s.down7 = mul7(&down_last);
     s.n = n;
     s.partial = partial;
+    d.zeroize();
     for b in [
-        &mut d,
         &mut y,
         &mut sigma,
         &mut up_last,
@@ -440,7 +443,7 @@ fn finish(job: &mut Prepared<'_>, s: &State, t: &Block) -> JobResult {
             }
             // Authentic: the padding bytes after the plaintext are not part of it.
             let room = BLOCK * s.n;
-            zeroize::Zeroize::zeroize(&mut io.output(room)[s.m..]);
+            io.output(room)[s.m..].zeroize();
             Ok(s.m)
         }
         TagIo::None => Err(Error::TagMisuse), // excluded by validation
@@ -459,11 +462,12 @@ mod tests {
         assert_eq!(shape(17), (2, true));
         assert_eq!(shape(32), (2, false));
         let l: Block = core::array::from_fn(|i| (i as u8).wrapping_mul(37) ^ 0x91);
-        let (up, down, next) = masks(&l, false);
+        let mut d = u128::from_be_bytes(l);
+        let (up, down) = masks(&mut d, false);
         assert_eq!(up, tpl(&l));
         assert_eq!(down, dbl(&l));
-        assert_eq!(next, dbl(&l));
-        let (up7, _, _) = masks(&l, true);
+        assert_eq!(d.to_be_bytes(), dbl(&l));
+        let (up7, _) = masks(&mut u128::from_be_bytes(l), true);
         assert_eq!(
             up7,
             xor(&xor(&dbl(&dbl(&tpl(&l))), &dbl(&tpl(&l))), &tpl(&l))

@@ -63,6 +63,8 @@ use core::arch::x86_64::*;
 use crate::aes::ni::{load as ld, store as st};
 use crate::aes::{AesKey, Derived, Kernels};
 use crate::block::{cut_windows, pad10, truncate, wipe, xor, Block, IoPtrs, BLOCK};
+// Masks as big-endian integers: doubling and `7·v` constant time (the reduction is a mask).
+use crate::block::{dbl_u128 as dbl, mul7_u128 as mul7};
 use crate::cpu::{NiToken, VaesToken, VaesZmmToken};
 use crate::gf128::dbl_xmm_sar;
 use crate::gf128::vclmul::VclmulToken;
@@ -110,23 +112,10 @@ fn int(b: &Block) -> u128 {
     u128::from_be_bytes(*b)
 }
 
-/// Doubling, constant time (the reduction is a mask).
-#[inline]
-fn dbl(v: u128) -> u128 {
-    (v << 1) ^ (0u128.wrapping_sub(v >> 127) & 0x87)
-}
-
 /// `5·v = 4·v ⊕ v` (the reference's `mul3twice`, `3² = 5` in GF(2^128)).
 #[inline]
 fn mul5(v: u128) -> u128 {
     dbl(dbl(v)) ^ v
-}
-
-/// `7·v = 4·v ⊕ 2·v ⊕ v`.
-#[inline]
-fn mul7(v: u128) -> u128 {
-    let d = dbl(v);
-    dbl(d) ^ d ^ v
 }
 
 /// `ozp`: the first `n` (0..=16) bytes of `b` (already zero beyond `n`), 10*-padded when
