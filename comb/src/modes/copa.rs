@@ -22,10 +22,10 @@
 //! processed in windows of up to [`WINDOW`] blocks held in a stack scratch buffer (one pair
 //! of buffers per call, [`Windows`]): mask the window into it, one wide ECB call
 //! (`Kernels::parallel`, VAES where the engine has it), the xor chain over the window, a
-//! second wide ECB call, unmask into the output. The per-message
-//! fixed AES calls — the last header block `V`, `E(Σ ^ 3·up)` and the tag's outer call — are
-//! one block per job each, batched across all jobs of the call with `Kernels::encrypt_many`.
-//! The single path is the same code with one job.
+//! second wide ECB call, unmask into the output. The per-message fixed AES calls — the last
+//! header block `V`, `E(Σ ^ 3·up)` and the tag's outer call — are one block per job each,
+//! batched across all jobs of the call with `Kernels::encrypt_many`. The single path is the
+//! same code with one job.
 //!
 //! Decryption runs the layers backwards (`Y_i = E^-1(C_i ^ down_i)`, `M_i = E^-1(Y_i ^
 //! Y_{i-1}) ^ up_i`), writes the (padded) plaintext blocks, then recomputes the tag over them.

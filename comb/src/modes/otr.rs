@@ -1450,8 +1450,8 @@ unsafe fn body_zmm<const DEC: bool>(
                 match count.div_ceil(4) {
                     // SAFETY: as above.
                     $($r => unsafe {
-                        let m: &[__m512i; $r] = m[..$r].try_into().unwrap();
-                        zmm_step::<$r, DEC>(key, rounds, io, at, count, m, after($r), &mut s)
+                        let m: [__m512i; $r] = core::array::from_fn(|r| m[r]);
+                        zmm_step::<$r, DEC>(key, rounds, io, at, count, &m, after($r), &mut s)
                     },)*
                     _ => unreachable!("17 to 31 pairs"),
                 }
