@@ -43,6 +43,7 @@
 //! xmm `psrad`/`pcmpgtd` of the top dword), so none depends on the secret value for timing.
 //! [`dbl()`] is the crate's CMAC doubling ([`crate::block::dbl`]), reused.
 
+pub(crate) mod bitrev;
 mod dbl;
 mod soft;
 
