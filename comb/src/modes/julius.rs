@@ -25,7 +25,8 @@
 //! engine's wide ECB kernel (`Kernels::parallel`). The single path is the same code, one job.
 
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{load_short, wipe, Block, IoPtrs, BLOCK};
+use crate::block::{load_short, wipe, Block, IoPtrs, SecretBlocks, BLOCK};
+use crate::gf128::bitrev::rev_raw;
 use crate::gf128::{gf_mul, Aggregation, GhashKey};
 use crate::modes::{set_ok, Prepared};
 use crate::sched::exec::Path;
@@ -62,18 +63,6 @@ impl Drop for JuliusKey {
     }
 }
 
-impl JuliusKey {
-    /// `t·δ` (big-endian field).
-    fn mul_delta(&self, t: u128) -> u128 {
-        let mut x = t.reverse_bits().to_be_bytes();
-        let mut y = self.gh.mul_h(&x);
-        let r = u128::from_be_bytes(y).reverse_bits();
-        wipe(&mut x);
-        wipe(&mut y);
-        r
-    }
-}
-
 /// `a·b` in the big-endian field (portable, constant time).
 fn mul_be(a: u128, b: u128) -> u128 {
     let mut x = a.reverse_bits().to_be_bytes();
@@ -102,8 +91,9 @@ fn pow_be(delta: u128, mut e: usize) -> u128 {
 }
 
 /// Horner evaluation at δ: `Σ b_i·δ^(n-1-i)` = GHASH at `rev(δ)` over all blocks but the
-/// last (bit-reversed), plus the last block.
+/// last (bit-reversed, a window at a time: [`rev_raw`]), plus the last block.
 struct Horner<'k> {
+    k: Kernels,
     gh: &'k GhashKey,
     state: Block,
     buf: [Block; WINDOW],
@@ -112,8 +102,9 @@ struct Horner<'k> {
 }
 
 impl<'k> Horner<'k> {
-    fn new(jk: &'k JuliusKey) -> Self {
+    fn new(k: Kernels, jk: &'k JuliusKey) -> Self {
         Horner {
+            k,
             gh: &jk.gh,
             state: [0; BLOCK],
             buf: [[0; BLOCK]; WINDOW],
@@ -124,7 +115,7 @@ impl<'k> Horner<'k> {
 
     fn push(&mut self, b: u128) {
         if let Some(mut prev) = self.last.replace(b) {
-            self.buf[self.fill] = prev.reverse_bits().to_be_bytes();
+            self.buf[self.fill] = prev.to_be_bytes();
             prev.zeroize();
             self.fill += 1;
             if self.fill == WINDOW {
@@ -134,6 +125,11 @@ impl<'k> Horner<'k> {
     }
 
     fn flush(&mut self) {
+        let p = self.buf.as_mut_ptr().cast::<u8>();
+        // SAFETY: source and destination are the same `16·fill` bytes of `buf` (fill <=
+        // WINDOW), readable and writable.
+        let mut acc = unsafe { rev_raw(self.k, p, p, self.fill) };
+        wipe(&mut acc);
         self.gh
             .ghash_blocks(&mut self.state, &self.buf[..self.fill], Aggregation::Eight);
         self.fill = 0;
@@ -186,36 +182,55 @@ fn msg_block(io: &IoPtrs<'_>, j: usize, pres: usize) -> u128 {
     }
 }
 
-/// The masks of blocks `1..r` in order, given `μ` (see the module notes).
-struct Masks<'k> {
-    jk: &'k JuliusKey,
+/// The masks of blocks `1..r` in order, given `μ` (see the module notes). The products
+/// `P_k = μ·δ^k` are made up front, in one chain of products by `δ` in the GCM field
+/// ([`GhashKey::mul_chain`]: the running value stays in a register), into `pows`
+/// (`pows[k - 1] = P_k` as a big-endian block). Made one per mask, each product had a call
+/// and two bit reversals on the chain's path: on the realistic mix they took most of
+/// Julius's time.
+struct Masks<'b> {
     mu: u128,
-    t: u128,
+    pows: &'b [Block],
     odd: bool,
     j: usize,
 }
 
-impl<'k> Masks<'k> {
-    fn new(jk: &'k JuliusKey, mu: u128, r: usize) -> Self {
+impl<'b> Masks<'b> {
+    fn new(k: Kernels, jk: &JuliusKey, mu: u128, r: usize, pows: &'b mut SecretBlocks) -> Self {
+        // Even r: masks P_1 .. P_(r-1); odd r: P_1 ^ μ, then P_1 .. P_(r-2).
+        let n = r.saturating_sub(1);
+        pows.clear();
+        pows.resize(n, [0; BLOCK]);
+        if n > 0 {
+            let mut x = mu.reverse_bits().to_be_bytes();
+            // In place over zero blocks: block i gets x·H^(i+1), the GCM-field image of P_(i+1).
+            let io = IoPtrs::in_place(pows.as_flattened_mut(), BLOCK * n);
+            jk.gh.mul_chain(&mut x, &io, 0, n);
+            wipe(&mut x);
+            let p = pows.as_mut_ptr().cast::<u8>();
+            // SAFETY: source and destination are the same `16·n` bytes of `pows` (its length
+            // is n), readable and writable.
+            let mut acc = unsafe { rev_raw(k, p, p, n) };
+            wipe(&mut acc);
+        }
         Masks {
-            jk,
             mu,
-            t: mu,
+            pows,
             odd: r % 2 == 1,
             j: 1,
         }
     }
+
+    /// `P_k` (`1 <= k < r`).
+    fn pow(&self, k: usize) -> u128 {
+        u128::from_be_bytes(self.pows[k - 1])
+    }
+
     fn next_mask(&mut self) -> u128 {
-        let m = if !self.odd {
-            self.t = self.jk.mul_delta(self.t);
-            self.t
-        } else if self.j == 1 {
-            self.t = self.jk.mul_delta(self.t);
-            self.t ^ self.mu
-        } else {
-            let m = self.t;
-            self.t = self.jk.mul_delta(self.t);
-            m
+        let m = match (self.odd, self.j) {
+            (false, j) => self.pow(j),
+            (true, 1) => self.pow(1) ^ self.mu,
+            (true, j) => self.pow(j - 1),
         };
         self.j += 1;
         m
@@ -225,7 +240,6 @@ impl<'k> Masks<'k> {
 impl Drop for Masks<'_> {
     fn drop(&mut self) {
         self.mu.zeroize();
-        self.t.zeroize();
     }
 }
 
@@ -257,7 +271,7 @@ fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
         let r = m.div_ceil(BLOCK) + 1;
         let pres = (r - 1) * BLOCK - m;
         max_r = max_r.max(r);
-        let mut h = Horner::new(jk);
+        let mut h = Horner::new(k, jk);
         push_header(&mut h, job.nonce, job.ad, m as u64);
         h.push(0);
         for j in 1..r {
@@ -270,6 +284,7 @@ fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
     k.encrypt_many(&mut seeds, &keys);
     // Pass 2: mask, wide ECB, write.
     let mut scratch: Vec<Block> = vec![[0; BLOCK]; max_r];
+    let mut pows = SecretBlocks(Vec::with_capacity(max_r));
     for (job, mu) in jobs.iter_mut().zip(seeds.iter()) {
         let key = job.lane.key;
         let jk = key.derived::<JuliusKey>();
@@ -280,7 +295,7 @@ fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
         let mu = u128::from_be_bytes(*mu);
         let s = &mut scratch[..r];
         s[0] = mu.to_be_bytes();
-        let mut masks = Masks::new(jk, mu, r);
+        let mut masks = Masks::new(k, jk, mu, r, &mut pows);
         for (j, b) in s.iter_mut().enumerate().skip(1) {
             *b = (msg_block(io, j, pres) ^ masks.next_mask()).to_be_bytes();
         }
@@ -309,7 +324,7 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
         let jk = key.derived::<JuliusKey>();
         let r = job.lane.io.len / BLOCK;
         let mut win = [[0u8; BLOCK]; WINDOW];
-        let mut h = Horner::new(jk);
+        let mut h = Horner::new(k, jk);
         push_header(&mut h, job.nonce, job.ad, 0);
         let mut a = 0;
         while a < r {
@@ -376,6 +391,7 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
     k.encrypt_many(&mut cands, &keys);
     // Pass 2: select, check, unmask.
     let mut at = 0;
+    let mut pows = SecretBlocks(Vec::new());
     for job in jobs.iter_mut() {
         let jk = job.lane.key.derived::<JuliusKey>();
         let len = job.lane.io.len;
@@ -394,7 +410,7 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
         }
         at += nc;
         let mut ok = found;
-        let mut masks = Masks::new(jk, mu, r);
+        let mut masks = Masks::new(k, jk, mu, r, &mut pows);
         let out = job.lane.io.output(len - BLOCK);
         if r >= 2 {
             // The first `pad` bytes of block 1 must be zero.
@@ -475,7 +491,6 @@ mod tests {
         for s in 0..40 {
             let (a, b) = (word(2 * s + 7), word(2 * s + 8));
             assert_eq!(mul_be(a, b), mul_ref(a, b));
-            assert_eq!(jk.mul_delta(a), mul_ref(a, jk.delta));
         }
         assert_eq!(mul_be(word(3), 2), mul_ref(word(3), 2));
         let d = jk.delta;
@@ -486,19 +501,55 @@ mod tests {
         }
     }
 
+    /// The masks of blocks `1..r` against products made one at a time by the reference
+    /// multiplication: `μ·δ^j` for even `r`; `μ·δ ⊕ μ`, then `μ·δ^(j-1)`, for odd `r`. Every
+    /// `r` up to 70, one buffer reused from job to job (longer, then shorter).
+    #[test]
+    fn masks_match_naive_products() {
+        let key = AesKey::new(&test_bytes(3, 16)).unwrap();
+        let jk = key.derived::<JuliusKey>();
+        let mut pows = SecretBlocks(Vec::new());
+        for b in crate::Backend::supported(&crate::CpuFeatures::detect()) {
+            let k = Kernels::new(b).unwrap();
+            for r in (1..=70).chain([33, 2, 1]) {
+                let mu = word(300 + r as u64);
+                let mut masks = Masks::new(k, jk, mu, r, &mut pows);
+                let mut t = mu;
+                for j in 1..r {
+                    let want = if r % 2 == 0 {
+                        t = mul_ref(t, jk.delta);
+                        t
+                    } else if j == 1 {
+                        t = mul_ref(t, jk.delta);
+                        t ^ mu
+                    } else {
+                        let m = t;
+                        t = mul_ref(t, jk.delta);
+                        m
+                    };
+                    assert_eq!(masks.next_mask(), want, "{b:?} r = {r}, j = {j}");
+                }
+            }
+        }
+    }
+
+    /// Every backend (the windows' bit reversal runs on its kernels).
     #[test]
     fn horner_matches_naive_evaluation() {
         let key = AesKey::new(&test_bytes(2, 16)).unwrap();
         let jk = key.derived::<JuliusKey>();
-        for n in [1usize, 2, 3, 31, 32, 33, 70] {
-            let blocks: Vec<u128> = (0..n as u64).map(|i| word(100 + i)).collect();
-            let mut h = Horner::new(jk);
-            let mut naive = 0u128;
-            for &b in &blocks {
-                h.push(b);
-                naive = mul_ref(naive, jk.delta) ^ b;
+        for be in crate::Backend::supported(&crate::CpuFeatures::detect()) {
+            let k = Kernels::new(be).unwrap();
+            for n in [1usize, 2, 3, 31, 32, 33, 34, 64, 65, 70] {
+                let blocks: Vec<u128> = (0..n as u64).map(|i| word(100 + i)).collect();
+                let mut h = Horner::new(k, jk);
+                let mut naive = 0u128;
+                for &b in &blocks {
+                    h.push(b);
+                    naive = mul_ref(naive, jk.delta) ^ b;
+                }
+                assert_eq!(h.finish(), naive, "{be:?} n = {n}");
             }
-            assert_eq!(h.finish(), naive, "n = {n}");
         }
     }
 }
