@@ -10,12 +10,21 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::aes::Kernels;
-use crate::block::{xor, Block, BLOCK};
+use crate::block::{xor, Block, IoPtrs, BLOCK};
 
 /// The 128-bit reversal: maps the big-endian-integer convention to GCM's and back.
 #[inline]
 pub(crate) fn rev(b: &Block) -> Block {
     u128::from_be_bytes(*b).reverse_bits().to_be_bytes()
+}
+
+/// `rev` of every whole block of the input into the same place of the output (`io` in
+/// place: in place), returning the xor of the results.
+pub(crate) fn rev_io(k: Kernels, io: &IoPtrs<'_>) -> Block {
+    assert!(!io.dst.is_null() && io.len <= io.out_cap);
+    // SAFETY: `16·(len / 16) <= len` bytes are readable at `src` and, as len <= out_cap,
+    // writable at `dst`; IoPtrs' input and output are one buffer or disjoint.
+    unsafe { rev_raw(k, io.src, io.dst, io.len / BLOCK) }
 }
 
 /// `dst` block `i` = `rev(src` block `i)` for `i < n`; returns the xor of the results.

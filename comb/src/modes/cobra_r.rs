@@ -58,7 +58,7 @@
 
 use crate::aes::{AesKey, Derived, Kernels};
 use crate::block::{dbl, load_short, wipe, xor, Block, IoPtrs, SecretBlocks, BLOCK};
-use crate::gf128::bitrev::{rev, rev_raw};
+use crate::gf128::bitrev::{rev, rev_io, rev_raw};
 use crate::gf128::{tpl, GhashKey};
 use crate::modes::otr;
 use crate::modes::poet_gf::{self, GfLane};
@@ -196,15 +196,6 @@ fn chain_start(d: &CobraKeys, nonce: &[u8]) -> Block {
     let mut n = [0u8; BLOCK];
     n.copy_from_slice(&nonce[..BLOCK]);
     xor(&d.rl, &rev(&n))
-}
-
-/// `rev` of every whole block of the input into the same place of the output (`io` in
-/// place: in place), returning the xor of the results.
-fn rev_io(k: Kernels, io: &IoPtrs<'_>) -> Block {
-    assert!(!io.dst.is_null() && io.len <= io.out_cap);
-    // SAFETY: `16·(len / 16) <= len` bytes are readable at `src` and, as len <= out_cap,
-    // writable at `dst`; IoPtrs' input and output are one buffer or disjoint.
-    unsafe { rev_raw(k, io.src, io.dst, io.len / BLOCK) }
 }
 
 /// The job's output as an in-place buffer of its `len` bytes: encryption keeps the chain's

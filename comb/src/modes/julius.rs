@@ -26,7 +26,7 @@
 
 use crate::aes::{AesKey, Derived, Kernels};
 use crate::block::{load_short, wipe, Block, IoPtrs, SecretBlocks, BLOCK};
-use crate::gf128::bitrev::rev_raw;
+use crate::gf128::bitrev::rev_io;
 use crate::gf128::{gf_mul, Aggregation, GhashKey};
 use crate::modes::{set_ok, Prepared};
 use crate::sched::exec::Path;
@@ -91,7 +91,7 @@ fn pow_be(delta: u128, mut e: usize) -> u128 {
 }
 
 /// Horner evaluation at δ: `Σ b_i·δ^(n-1-i)` = GHASH at `rev(δ)` over all blocks but the
-/// last (bit-reversed, a window at a time: [`rev_raw`]), plus the last block.
+/// last (bit-reversed, a window at a time: [`rev_io`]), plus the last block.
 struct Horner<'k> {
     k: Kernels,
     gh: &'k GhashKey,
@@ -125,10 +125,8 @@ impl<'k> Horner<'k> {
     }
 
     fn flush(&mut self) {
-        let p = self.buf.as_mut_ptr().cast::<u8>();
-        // SAFETY: source and destination are the same `16·fill` bytes of `buf` (fill <=
-        // WINDOW), readable and writable.
-        let mut acc = unsafe { rev_raw(self.k, p, p, self.fill) };
+        let window = self.buf[..self.fill].as_flattened_mut();
+        let mut acc = rev_io(self.k, &IoPtrs::in_place(window, BLOCK * self.fill));
         wipe(&mut acc);
         self.gh
             .ghash_blocks(&mut self.state, &self.buf[..self.fill], Aggregation::Eight);
@@ -207,10 +205,7 @@ impl<'b> Masks<'b> {
             let io = IoPtrs::in_place(pows.as_flattened_mut(), BLOCK * n);
             jk.gh.mul_chain(&mut x, &io, 0, n);
             wipe(&mut x);
-            let p = pows.as_mut_ptr().cast::<u8>();
-            // SAFETY: source and destination are the same `16·n` bytes of `pows` (its length
-            // is n), readable and writable.
-            let mut acc = unsafe { rev_raw(k, p, p, n) };
+            let mut acc = rev_io(k, &io);
             wipe(&mut acc);
         }
         Masks {
