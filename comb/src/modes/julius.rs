@@ -21,13 +21,15 @@
 //!
 //! Scheduling. No AES call depends on another inside a message: the Horner chain is field
 //! multiplications only. Pass 1 hashes every job; `μ` (16 candidates on decryption) for all
-//! jobs is one `Kernels::encrypt_many` call; pass 2 masks into a scratch buffer and runs the
-//! engine's wide ECB kernel (`Kernels::parallel`). The single path is the same code, one job.
+//! jobs is one `Kernels::encrypt_many` call; pass 2, per group of jobs, makes the group's mask
+//! products side by side ([`MaskTable`]), then masks each job into a scratch buffer and runs
+//! the engine's wide ECB kernel (`Kernels::parallel`). The single path is the same code, one
+//! job.
 
 use crate::aes::{AesKey, Derived, Kernels};
 use crate::block::{load_short, wipe, Block, IoPtrs, SecretBlocks, BLOCK};
 use crate::gf128::bitrev::rev_io;
-use crate::gf128::{gf_mul, Aggregation, GhashKey};
+use crate::gf128::{gf_mul, mul_chains_in_place, Aggregation, GhashKey, MulChain};
 use crate::modes::{set_ok, Prepared};
 use crate::sched::exec::Path;
 use crate::{Error, JobResult, Op};
@@ -180,48 +182,121 @@ fn msg_block(io: &IoPtrs<'_>, j: usize, pres: usize) -> u128 {
     }
 }
 
-/// The masks of blocks `1..r` in order, given `μ` (see the module notes). The products
-/// `P_k = μ·δ^k` are made up front, in one chain of products by `δ` in the GCM field
-/// ([`GhashKey::mul_chain`]: the running value stays in a register), into `pows`
-/// (`pows[k - 1] = P_k` as a big-endian block). Made one per mask, each product had a call
-/// and two bit reversals on the chain's path: on the realistic mix they took most of
-/// Julius's time.
+/// The mask products `P_k = μ·δ^k` (`1 <= k < r`) of every job of a call, made up front
+/// into one buffer: job `i`'s `r_i - 1` products at `offsets()[i]..`, as big-endian blocks.
+///
+/// Each job's products are one chain of products by `δ` in the GCM field, `x ← x·H`, over
+/// zero blocks; the chains of all jobs run side by side ([`mul_chains_in_place`], longest
+/// first so that the chains stepping together have like lengths), so that the multiplier
+/// overlaps products of different jobs, where one job's chain alone waits out each product's
+/// latency. Then one bit reversal over the whole buffer ([`rev_io`]) maps them back to the
+/// big-endian field.
+///
+/// Made one per mask, each product had a call and two bit reversals on the chain's path;
+/// one chain per job ([`GhashKey::mul_chain`]) was then still a quarter of Julius's
+/// encryption samples on the realistic mix, the chain's latency.
+struct MaskTable {
+    pows: SecretBlocks,
+    /// Job `i`'s products are `pows[offsets[i]..offsets[i + 1]]`; empty for one job (all).
+    offsets: Vec<usize>,
+}
+
+impl MaskTable {
+    /// The products of `n` jobs, job `i`'s key, `μ` and `r` being `job(i)`.
+    fn new<'j>(k: Kernels, n: usize, job: impl Fn(usize) -> (&'j JuliusKey, u128, usize)) -> Self {
+        let count = |i: usize| job(i).2.saturating_sub(1);
+        if n == 1 {
+            // One job (the single path): its chain on the one-chain kernel, without the
+            // bookkeeping and allocations of several (measured 6-11% of a single-path call
+            // on the mix).
+            let (jk, mu, _) = job(0);
+            let total = count(0);
+            let mut pows = SecretBlocks(vec![[0; BLOCK]; total]);
+            let mut x = mu.reverse_bits().to_be_bytes();
+            let io = IoPtrs::in_place(pows.as_flattened_mut(), BLOCK * total);
+            jk.gh.mul_chain(&mut x, &io, 0, total);
+            wipe(&mut x);
+            let mut acc = rev_io(k, &io);
+            wipe(&mut acc);
+            return MaskTable {
+                pows,
+                offsets: Vec::new(),
+            };
+        }
+        let mut offsets = Vec::with_capacity(n + 1);
+        let mut total = 0;
+        for i in 0..n {
+            offsets.push(total);
+            total += count(i);
+        }
+        offsets.push(total);
+        let mut pows = SecretBlocks(vec![[0; BLOCK]; total]);
+        // Every job's region of the buffer, handed out longest first.
+        let mut regions: Vec<Option<&mut [Block]>> = Vec::with_capacity(n);
+        let mut rest: &mut [Block] = &mut pows;
+        for w in offsets.windows(2) {
+            let (region, tail) = rest.split_at_mut(w[1] - w[0]);
+            regions.push(Some(region));
+            rest = tail;
+        }
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_unstable_by_key(|&i| core::cmp::Reverse(offsets[i + 1] - offsets[i]));
+        let mut chains: Vec<MulChain<'_>> = order
+            .iter()
+            .filter_map(|&i| {
+                let blocks = regions[i].take().filter(|b| !b.is_empty())?;
+                let (jk, mu, _) = job(i);
+                Some(MulChain {
+                    key: &jk.gh,
+                    x: mu.reverse_bits().to_be_bytes(),
+                    blocks,
+                })
+            })
+            .collect();
+        mul_chains_in_place(&mut chains);
+        for c in chains.iter_mut() {
+            wipe(&mut c.x);
+        }
+        drop(chains);
+        let all = pows.as_flattened_mut();
+        let len = all.len();
+        let mut acc = rev_io(k, &IoPtrs::in_place(all, len));
+        wipe(&mut acc);
+        MaskTable { pows, offsets }
+    }
+
+    /// Job `i`'s masks, for blocks `1..r` in order.
+    fn masks(&self, i: usize, mu: u128, r: usize) -> Masks<'_> {
+        Masks {
+            mu,
+            pows: match self.offsets.get(i..i + 2) {
+                Some(&[a, b]) => &self.pows[a..b],
+                _ => &self.pows, // one job
+            },
+            odd: r % 2 == 1,
+            j: 1,
+        }
+    }
+}
+
+/// The masks of blocks `1..r` of one job in order, given `μ` and the products `P_k` (see the
+/// module notes and [`MaskTable`]).
 struct Masks<'b> {
     mu: u128,
+    /// `pows[k - 1] = P_k` as a big-endian block.
     pows: &'b [Block],
     odd: bool,
     j: usize,
 }
 
-impl<'b> Masks<'b> {
-    fn new(k: Kernels, jk: &JuliusKey, mu: u128, r: usize, pows: &'b mut SecretBlocks) -> Self {
-        // Even r: masks P_1 .. P_(r-1); odd r: P_1 ^ μ, then P_1 .. P_(r-2).
-        let n = r.saturating_sub(1);
-        pows.clear();
-        pows.resize(n, [0; BLOCK]);
-        if n > 0 {
-            let mut x = mu.reverse_bits().to_be_bytes();
-            // In place over zero blocks: block i gets x·H^(i+1), the GCM-field image of P_(i+1).
-            let io = IoPtrs::in_place(pows.as_flattened_mut(), BLOCK * n);
-            jk.gh.mul_chain(&mut x, &io, 0, n);
-            wipe(&mut x);
-            let mut acc = rev_io(k, &io);
-            wipe(&mut acc);
-        }
-        Masks {
-            mu,
-            pows,
-            odd: r % 2 == 1,
-            j: 1,
-        }
-    }
-
+impl Masks<'_> {
     /// `P_k` (`1 <= k < r`).
     fn pow(&self, k: usize) -> u128 {
         u128::from_be_bytes(self.pows[k - 1])
     }
 
     fn next_mask(&mut self) -> u128 {
+        // Even r: masks P_1 .. P_(r-1); odd r: P_1 ^ μ, then P_1 .. P_(r-2).
         let m = match (self.odd, self.j) {
             (false, j) => self.pow(j),
             (true, 1) => self.pow(1) ^ self.mu,
@@ -277,34 +352,49 @@ fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
     }
     // μ for every job: one batched call.
     k.encrypt_many(&mut seeds, &keys);
-    // Pass 2: mask, wide ECB, write.
+    // Pass 2, per group of jobs: the group's mask products, then per job mask, wide ECB,
+    // write.
     let mut scratch: Vec<Block> = vec![[0; BLOCK]; max_r];
-    let mut pows = SecretBlocks(Vec::with_capacity(max_r));
-    for (job, mu) in jobs.iter_mut().zip(seeds.iter()) {
-        let key = job.lane.key;
-        let jk = key.derived::<JuliusKey>();
-        let io = &job.lane.io;
-        let m = io.len;
-        let r = m.div_ceil(BLOCK) + 1;
-        let pres = (r - 1) * BLOCK - m;
-        let mu = u128::from_be_bytes(*mu);
-        let s = &mut scratch[..r];
-        s[0] = mu.to_be_bytes();
-        let mut masks = Masks::new(k, jk, mu, r, &mut pows);
-        for (j, b) in s.iter_mut().enumerate().skip(1) {
-            *b = (msg_block(io, j, pres) ^ masks.next_mask()).to_be_bytes();
+    for (jobs, seeds) in jobs.chunks_mut(TABLE_JOBS).zip(seeds.chunks(TABLE_JOBS)) {
+        let table = MaskTable::new(k, jobs.len(), |i| {
+            let job = &jobs[i];
+            let jk = job.lane.key.derived::<JuliusKey>();
+            (
+                jk,
+                u128::from_be_bytes(seeds[i]),
+                job.lane.io.len.div_ceil(BLOCK) + 1,
+            )
+        });
+        for (i, (job, mu)) in jobs.iter_mut().zip(seeds.iter()).enumerate() {
+            let key = job.lane.key;
+            let io = &job.lane.io;
+            let m = io.len;
+            let r = m.div_ceil(BLOCK) + 1;
+            let pres = (r - 1) * BLOCK - m;
+            let mu = u128::from_be_bytes(*mu);
+            let s = &mut scratch[..r];
+            s[0] = mu.to_be_bytes();
+            let mut masks = table.masks(i, mu, r);
+            for (j, b) in s.iter_mut().enumerate().skip(1) {
+                *b = (msg_block(io, j, pres) ^ masks.next_mask()).to_be_bytes();
+            }
+            drop(masks);
+            k.ecb_in_place(key, s, false);
+            for (j, b) in s.iter().enumerate() {
+                io.write_block(BLOCK * j, b);
+            }
+            set_ok(&mut results[job.index], r * BLOCK);
         }
-        drop(masks);
-        k.ecb_in_place(key, s, false);
-        for (j, b) in s.iter().enumerate() {
-            io.write_block(BLOCK * j, b);
-        }
-        set_ok(&mut results[job.index], r * BLOCK);
     }
     for b in scratch.iter_mut().chain(seeds.iter_mut()) {
         wipe(b);
     }
 }
+
+/// Jobs whose mask products are made together ([`MaskTable`]): enough chains to fill the
+/// multiplier, few enough that their products (about 1.5 KiB per packet of the realistic
+/// mix) stay in L1 until the jobs use them.
+const TABLE_JOBS: usize = 16;
 
 /// Candidates per decryption (front-padding lengths 0..16).
 const CANDS: usize = BLOCK;
@@ -384,13 +474,12 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
     }
     // All candidates μ_c of all jobs: one batched call.
     k.encrypt_many(&mut cands, &keys);
-    // Pass 2: select, check, unmask.
+    // Pass 2: select each job's μ among its candidates (in constant time), ...
     let mut at = 0;
-    let mut pows = SecretBlocks(Vec::new());
-    for job in jobs.iter_mut() {
-        let jk = job.lane.key.derived::<JuliusKey>();
-        let len = job.lane.io.len;
-        let r = len / BLOCK;
+    let mut picks: Vec<(&JuliusKey, u128, usize)> = Vec::with_capacity(jobs.len());
+    let mut pads: Vec<(u64, Choice)> = Vec::with_capacity(jobs.len());
+    for job in jobs.iter() {
+        let r = job.lane.io.len / BLOCK;
         let x0 = u128::from_be_bytes(job.lane.chain);
         let nc = if r == 1 { 1 } else { CANDS };
         let mut mu = 0u128;
@@ -404,47 +493,66 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
             found |= eq;
         }
         at += nc;
-        let mut ok = found;
-        let mut masks = Masks::new(k, jk, mu, r, &mut pows);
-        let out = job.lane.io.output(len - BLOCK);
-        if r >= 2 {
-            // The first `pad` bytes of block 1 must be zero.
-            let mut m1 = masks.next_mask();
-            let mut b1 = [0u8; BLOCK];
-            b1.copy_from_slice(&out[..BLOCK]);
-            let mut p1 = u128::from_be_bytes(b1) ^ m1;
-            // Bytes [0, pad): the top 8·pad bits (none when pad = 0).
-            let front = !(u128::MAX >> (8 * pad as u32));
-            ok &= (p1 & front).ct_eq(&0);
-            if bool::from(ok) {
-                out[..BLOCK].copy_from_slice(&p1.to_be_bytes());
-            }
-            m1.zeroize();
-            p1.zeroize();
-            wipe(&mut b1);
-        }
-        if bool::from(ok) {
-            let pad = pad as usize;
-            for j in 2..r {
-                let o = BLOCK * (j - 1);
-                let mut b = [0u8; BLOCK];
-                b.copy_from_slice(&out[o..o + BLOCK]);
-                let v = u128::from_be_bytes(b) ^ masks.next_mask();
-                out[o..o + BLOCK].copy_from_slice(&v.to_be_bytes());
-                wipe(&mut b);
-            }
-            let m = (r - 1) * BLOCK - pad;
-            out.copy_within(pad.., 0);
-            out[m..].zeroize();
-            set_ok(&mut results[job.index], m);
-        } else {
-            drop(masks);
-            let io = &job.lane.io;
-            io.zero_output(io.len);
-            results[job.index] = Err(Error::AuthenticationFailed);
-        }
+        picks.push((job.lane.key.derived::<JuliusKey>(), mu, r));
+        pads.push((pad, found));
         mu.zeroize();
-        wipe(&mut job.lane.chain);
+    }
+    // ... per group of jobs, make the group's masks, then check and unmask.
+    for ((jobs, picks), pads) in jobs
+        .chunks_mut(TABLE_JOBS)
+        .zip(picks.chunks(TABLE_JOBS))
+        .zip(pads.chunks(TABLE_JOBS))
+    {
+        let table = MaskTable::new(k, picks.len(), |i| picks[i]);
+        for (i, job) in jobs.iter_mut().enumerate() {
+            let len = job.lane.io.len;
+            let (_, mut mu, r) = picks[i];
+            let (pad, found) = pads[i];
+            let mut ok = found;
+            let mut masks = table.masks(i, mu, r);
+            let out = job.lane.io.output(len - BLOCK);
+            if r >= 2 {
+                // The first `pad` bytes of block 1 must be zero.
+                let mut m1 = masks.next_mask();
+                let mut b1 = [0u8; BLOCK];
+                b1.copy_from_slice(&out[..BLOCK]);
+                let mut p1 = u128::from_be_bytes(b1) ^ m1;
+                // Bytes [0, pad): the top 8·pad bits (none when pad = 0).
+                let front = !(u128::MAX >> (8 * pad as u32));
+                ok &= (p1 & front).ct_eq(&0);
+                if bool::from(ok) {
+                    out[..BLOCK].copy_from_slice(&p1.to_be_bytes());
+                }
+                m1.zeroize();
+                p1.zeroize();
+                wipe(&mut b1);
+            }
+            if bool::from(ok) {
+                let pad = pad as usize;
+                for j in 2..r {
+                    let o = BLOCK * (j - 1);
+                    let mut b = [0u8; BLOCK];
+                    b.copy_from_slice(&out[o..o + BLOCK]);
+                    let v = u128::from_be_bytes(b) ^ masks.next_mask();
+                    out[o..o + BLOCK].copy_from_slice(&v.to_be_bytes());
+                    wipe(&mut b);
+                }
+                let m = (r - 1) * BLOCK - pad;
+                out.copy_within(pad.., 0);
+                out[m..].zeroize();
+                set_ok(&mut results[job.index], m);
+            } else {
+                drop(masks);
+                let io = &job.lane.io;
+                io.zero_output(io.len);
+                results[job.index] = Err(Error::AuthenticationFailed);
+            }
+            mu.zeroize();
+            wipe(&mut job.lane.chain);
+        }
+    }
+    for (_, mu, _) in picks.iter_mut() {
+        mu.zeroize();
     }
     for b in cands.iter_mut() {
         wipe(b);
@@ -497,33 +605,51 @@ mod tests {
     }
 
     /// The masks of blocks `1..r` against products made one at a time by the reference
-    /// multiplication: `μ·δ^j` for even `r`; `μ·δ ⊕ μ`, then `μ·δ^(j-1)`, for odd `r`. Every
-    /// `r` up to 70, one buffer reused from job to job (longer, then shorter).
+    /// multiplication: `μ·δ^j` for even `r`; `μ·δ ⊕ μ`, then `μ·δ^(j-1)`, for odd `r`. On
+    /// every backend: every `r` up to 70 (and some again) in one table, jobs of two keys
+    /// interleaved, in an order that is not by length (the chains run longest first); and
+    /// each `r` alone, as the single path makes them.
     #[test]
     fn masks_match_naive_products() {
-        let key = AesKey::new(&test_bytes(3, 16)).unwrap();
-        let jk = key.derived::<JuliusKey>();
-        let mut pows = SecretBlocks(Vec::new());
+        let keys = [
+            AesKey::new(&test_bytes(3, 16)).unwrap(),
+            AesKey::new(&test_bytes(4, 16)).unwrap(),
+        ];
+        let rs: Vec<usize> = (1..=70)
+            .rev()
+            .step_by(3)
+            .chain(1..=70)
+            .chain([33, 2, 1])
+            .collect();
+        let specs: Vec<(&JuliusKey, u128, usize)> = rs
+            .iter()
+            .enumerate()
+            .map(|(i, &r)| (keys[i % 2].derived::<JuliusKey>(), word(300 + i as u64), r))
+            .collect();
+        let check = |table: &MaskTable, i: usize, (jk, mu, r): (&JuliusKey, u128, usize)| {
+            let mut masks = table.masks(i, mu, r);
+            let mut t = mu;
+            for j in 1..r {
+                let want = if r % 2 == 0 {
+                    t = mul_ref(t, jk.delta);
+                    t
+                } else if j == 1 {
+                    t = mul_ref(t, jk.delta);
+                    t ^ mu
+                } else {
+                    let m = t;
+                    t = mul_ref(t, jk.delta);
+                    m
+                };
+                assert_eq!(masks.next_mask(), want, "job {i}: r = {r}, j = {j}");
+            }
+        };
         for b in crate::Backend::supported(&crate::CpuFeatures::detect()) {
             let k = Kernels::new(b).unwrap();
-            for r in (1..=70).chain([33, 2, 1]) {
-                let mu = word(300 + r as u64);
-                let mut masks = Masks::new(k, jk, mu, r, &mut pows);
-                let mut t = mu;
-                for j in 1..r {
-                    let want = if r % 2 == 0 {
-                        t = mul_ref(t, jk.delta);
-                        t
-                    } else if j == 1 {
-                        t = mul_ref(t, jk.delta);
-                        t ^ mu
-                    } else {
-                        let m = t;
-                        t = mul_ref(t, jk.delta);
-                        m
-                    };
-                    assert_eq!(masks.next_mask(), want, "{b:?} r = {r}, j = {j}");
-                }
+            let table = MaskTable::new(k, specs.len(), |i| specs[i]);
+            for (i, &spec) in specs.iter().enumerate() {
+                check(&table, i, spec);
+                check(&MaskTable::new(k, 1, |_| spec), 0, spec);
             }
         }
     }
