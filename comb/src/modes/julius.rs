@@ -27,7 +27,7 @@
 //! job.
 
 use crate::aes::{AesKey, Derived, Kernels};
-use crate::block::{load_short, wipe, Block, IoPtrs, SecretBlocks, BLOCK};
+use crate::block::{load_short, wipe, xor, Block, IoPtrs, SecretBlocks, BLOCK};
 use crate::gf128::bitrev::rev_io;
 use crate::gf128::{gf_mul, mul_chains_in_place, Aggregation, GhashKey, MulChain};
 use crate::modes::{set_ok, Prepared};
@@ -94,13 +94,19 @@ fn pow_be(delta: u128, mut e: usize) -> u128 {
 
 /// Horner evaluation at δ: `Σ b_i·δ^(n-1-i)` = GHASH at `rev(δ)` over all blocks but the
 /// last (bit-reversed, a window at a time: [`rev_io`]), plus the last block.
+///
+/// Blocks go straight into the window; each full window is hashed but for its last block,
+/// which moves to the front of the next, so the block that turns out to be the last is
+/// still there at [`Horner::finish`]. (Holding the last block apart, in an `Option<Block>`
+/// or a block and a flag, copied every block twice: LLVM moves a `[u8; 16]` in two 8-byte
+/// halves, and the 16-byte load of the next push waited on those stores, a third of
+/// encryption's samples.)
 struct Horner<'k> {
     k: Kernels,
     gh: &'k GhashKey,
     state: Block,
     buf: [Block; WINDOW],
     fill: usize,
-    last: Option<u128>,
 }
 
 impl<'k> Horner<'k> {
@@ -111,34 +117,36 @@ impl<'k> Horner<'k> {
             state: [0; BLOCK],
             buf: [[0; BLOCK]; WINDOW],
             fill: 0,
-            last: None,
         }
     }
 
-    fn push(&mut self, b: u128) {
-        if let Some(mut prev) = self.last.replace(b) {
-            self.buf[self.fill] = prev.to_be_bytes();
-            prev.zeroize();
-            self.fill += 1;
-            if self.fill == WINDOW {
-                self.flush();
-            }
+    /// Appends block `b` (big-endian, as stored) to the string.
+    fn push(&mut self, b: Block) {
+        self.buf[self.fill] = b;
+        self.fill += 1;
+        if self.fill == WINDOW {
+            self.flush();
         }
     }
 
+    /// Hashes the window's blocks but the last (`fill >= 1`), which moves to the front.
     fn flush(&mut self) {
-        let window = self.buf[..self.fill].as_flattened_mut();
-        let mut acc = rev_io(self.k, &IoPtrs::in_place(window, BLOCK * self.fill));
+        let n = self.fill - 1;
+        let window = self.buf[..n].as_flattened_mut();
+        let mut acc = rev_io(self.k, &IoPtrs::in_place(window, BLOCK * n));
         wipe(&mut acc);
         self.gh
-            .ghash_blocks(&mut self.state, &self.buf[..self.fill], Aggregation::Eight);
-        self.fill = 0;
+            .ghash_blocks(&mut self.state, &self.buf[..n], Aggregation::Eight);
+        self.buf[0] = self.buf[n];
+        self.fill = 1;
     }
 
     fn finish(mut self) -> u128 {
+        if self.fill == 0 {
+            return 0; // nothing pushed
+        }
         self.flush();
-        let last = self.last.take().unwrap_or(0);
-        u128::from_be_bytes(self.state).reverse_bits() ^ last
+        u128::from_be_bytes(self.state).reverse_bits() ^ u128::from_be_bytes(self.buf[0])
     }
 }
 
@@ -148,37 +156,36 @@ impl Drop for Horner<'_> {
         for b in self.buf.iter_mut() {
             wipe(b);
         }
-        if let Some(l) = self.last.as_mut() {
-            l.zeroize();
-        }
     }
 }
 
 /// The header blocks `0^15‖01`, `N`, lengths, zero-padded AD.
 fn push_header(h: &mut Horner<'_>, nonce: &[u8], ad: &[u8], mlen: u64) {
-    h.push(1);
+    h.push(1u128.to_be_bytes());
     let mut n = [0u8; BLOCK];
     n.copy_from_slice(nonce);
-    h.push(u128::from_be_bytes(n));
-    h.push((u128::from(ad.len() as u64) << 64) | u128::from(mlen));
+    h.push(n);
+    h.push(((u128::from(ad.len() as u64) << 64) | u128::from(mlen)).to_be_bytes());
     for chunk in ad.chunks(BLOCK) {
         let mut b = load_short(chunk);
-        h.push(u128::from_be_bytes(b));
+        h.push(b);
         wipe(&mut b);
     }
 }
 
-/// Block `j` (1..r) of the front-padded message `0^pres ‖ M`, as a big-endian word.
-fn msg_block(io: &IoPtrs<'_>, j: usize, pres: usize) -> u128 {
+/// Block `j` (1..r) of the front-padded message `0^pres ‖ M`.
+fn msg_block(io: &IoPtrs<'_>, j: usize, pres: usize) -> Block {
     if j == 1 {
-        let first = if io.len <= BLOCK {
+        let mut first = if io.len <= BLOCK {
             io.read_from(0)
         } else {
             io.read_block(0)
         };
-        u128::from_be_bytes(first) >> (8 * pres)
+        let b = (u128::from_be_bytes(first) >> (8 * pres)).to_be_bytes();
+        wipe(&mut first);
+        b
     } else {
-        u128::from_be_bytes(io.read_block(BLOCK * (j - 1) - pres))
+        io.read_block(BLOCK * (j - 1) - pres)
     }
 }
 
@@ -290,17 +297,14 @@ struct Masks<'b> {
 }
 
 impl Masks<'_> {
-    /// `P_k` (`1 <= k < r`).
-    fn pow(&self, k: usize) -> u128 {
-        u128::from_be_bytes(self.pows[k - 1])
-    }
-
-    fn next_mask(&mut self) -> u128 {
+    /// The next block's mask, as a big-endian block (kept as bytes: the masks are only
+    /// xored into blocks).
+    fn next_mask(&mut self) -> Block {
         // Even r: masks P_1 .. P_(r-1); odd r: P_1 ^ μ, then P_1 .. P_(r-2).
         let m = match (self.odd, self.j) {
-            (false, j) => self.pow(j),
-            (true, 1) => self.pow(1) ^ self.mu,
-            (true, j) => self.pow(j - 1),
+            (false, j) => self.pows[j - 1],
+            (true, 1) => (u128::from_be_bytes(self.pows[0]) ^ self.mu).to_be_bytes(),
+            (true, j) => self.pows[j - 2],
         };
         self.j += 1;
         m
@@ -343,7 +347,7 @@ fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
         max_r = max_r.max(r);
         let mut h = Horner::new(k, jk);
         push_header(&mut h, job.nonce, job.ad, m as u64);
-        h.push(0);
+        h.push([0; BLOCK]);
         for j in 1..r {
             h.push(msg_block(io, j, pres));
         }
@@ -376,7 +380,7 @@ fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
             s[0] = mu.to_be_bytes();
             let mut masks = table.masks(i, mu, r);
             for (j, b) in s.iter_mut().enumerate().skip(1) {
-                *b = (msg_block(io, j, pres) ^ masks.next_mask()).to_be_bytes();
+                *b = xor(&msg_block(io, j, pres), &masks.next_mask());
             }
             drop(masks);
             k.ecb_in_place(key, s, false);
@@ -424,10 +428,10 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
                 if j == 0 {
                     job.lane.chain = *b;
                     // r = 1: the seed is over the zero redundancy block itself.
-                    h.push(if r == 1 { 0 } else { u128::from_be_bytes(*b) });
+                    h.push(if r == 1 { [0; BLOCK] } else { *b });
                 } else {
                     io.write_block(BLOCK * (j - 1), b);
-                    h.push(u128::from_be_bytes(*b));
+                    h.push(*b);
                 }
             }
             a += n;
@@ -513,7 +517,7 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
             let out = job.lane.io.output(len - BLOCK);
             if r >= 2 {
                 // The first `pad` bytes of block 1 must be zero.
-                let mut m1 = masks.next_mask();
+                let mut m1 = u128::from_be_bytes(masks.next_mask());
                 let mut b1 = [0u8; BLOCK];
                 b1.copy_from_slice(&out[..BLOCK]);
                 let mut p1 = u128::from_be_bytes(b1) ^ m1;
@@ -533,8 +537,7 @@ fn decrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
                     let o = BLOCK * (j - 1);
                     let mut b = [0u8; BLOCK];
                     b.copy_from_slice(&out[o..o + BLOCK]);
-                    let v = u128::from_be_bytes(b) ^ masks.next_mask();
-                    out[o..o + BLOCK].copy_from_slice(&v.to_be_bytes());
+                    out[o..o + BLOCK].copy_from_slice(&xor(&b, &masks.next_mask()));
                     wipe(&mut b);
                 }
                 let m = (r - 1) * BLOCK - pad;
@@ -641,7 +644,8 @@ mod tests {
                     t = mul_ref(t, jk.delta);
                     m
                 };
-                assert_eq!(masks.next_mask(), want, "job {i}: r = {r}, j = {j}");
+                let got = u128::from_be_bytes(masks.next_mask());
+                assert_eq!(got, want, "job {i}: r = {r}, j = {j}");
             }
         };
         for b in crate::Backend::supported(&crate::CpuFeatures::detect()) {
@@ -666,7 +670,7 @@ mod tests {
                 let mut h = Horner::new(k, jk);
                 let mut naive = 0u128;
                 for &b in &blocks {
-                    h.push(b);
+                    h.push(b.to_be_bytes());
                     naive = mul_ref(naive, jk.delta) ^ b;
                 }
                 assert_eq!(h.finish(), naive, "{be:?} n = {n}");
