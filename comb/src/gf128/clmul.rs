@@ -350,6 +350,33 @@ pub(crate) fn mul1<const KARA: bool>(x: __m128i, k: __m128i, kk: __m128i) -> __m
     finish::<KARA>(w)
 }
 
+/// `x · H^e` (`e` public): products by `K_8 = H^8`, then one by `K_(e mod 8)`, each
+/// reduced; `x` and the result as GCM blocks. (`K_9..K_16` exist only for the zmm backend.)
+pub(crate) fn mul_pow(_t: ClmulToken, pow: &Powers, x: &Block, e: usize) -> Block {
+    // SAFETY: the token proves PCLMULQDQ, SSE2 and SSSE3.
+    unsafe { mul_pow_impl(pow, x, e) }
+}
+
+#[target_feature(enable = "pclmulqdq,sse2,ssse3")]
+fn mul_pow_impl(pow: &Powers, x: &Block, e: usize) -> Block {
+    // `K_j` and its Karatsuba middle, 1 <= j <= 8 (`desc` holds K_8..K_1).
+    let k = |j: usize| (load_u128(&pow.desc[8 - j]), load_u128(&pow.kk[8 - j]));
+    let mut v = load_block(x);
+    let (k8, kk8) = k(8);
+    let mut left = e;
+    while left >= 8 {
+        v = mul1::<false>(v, k8, kk8);
+        left -= 8;
+    }
+    if left > 0 {
+        let (kj, kkj) = k(left);
+        v = mul1::<false>(v, kj, kkj);
+    }
+    let mut out = [0u8; 16];
+    store_block(&mut out, v);
+    out
+}
+
 /// A block at `p` (unaligned) as a field element.
 ///
 /// # Safety

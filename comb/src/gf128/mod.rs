@@ -1018,6 +1018,20 @@ impl GhashKey {
         s
     }
 
+    /// `x · H^e` for a public `e`: on the PCLMULQDQ backends products by `H^8` and one by
+    /// `H^(e mod 8)` ([`clmul::mul_pow`]), else `e` products by `H`.
+    pub(crate) fn mul_h_pow(&self, x: &Block, e: usize) -> Block {
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if let Some((t, pow)) = self.clmul_parts() {
+            return clmul::mul_pow(t, pow, x, e);
+        }
+        let mut s = *x;
+        for _ in 0..e {
+            s = self.mul_h(&s);
+        }
+        s
+    }
+
     /// For a mode's own kernel that fuses products by `H` with other work (McOE-G's tweak
     /// masks between AES rounds): the PCLMULQDQ token and the powers (`clmul::k1` gives the
     /// operands of `clmul::mul1`), if this key runs on a PCLMULQDQ backend. All backends
@@ -1841,6 +1855,22 @@ mod tests {
             for k in keys(&h) {
                 assert_eq!(k.mul_h(&x), gf_mul(&x, &h), "{:?}", k.backend());
             }
+        }
+    }
+
+    /// `mul_h_pow` against repeated `gf_mul` by `H`, on every backend, for exponents
+    /// 0..=50 (whole `H^8` steps with and without a remainder).
+    #[test]
+    fn mul_h_pow_matches_repeated_products() {
+        let mut rng = Rng(17);
+        let h = rng.block();
+        let x = rng.block();
+        let mut want = x;
+        for e in 0..=50usize {
+            for k in keys(&h) {
+                assert_eq!(k.mul_h_pow(&x, e), want, "e={e} {:?}", k.backend());
+            }
+            want = gf_mul(&want, &h);
         }
     }
 

@@ -109,19 +109,12 @@ fn mul_public(d: u128, k: u128) -> u128 {
     acc
 }
 
-/// `δ^e` (`e` a public length) on the key's GHASH kernel: `rev(δ^e) = 1·H^e` with `H =
-/// rev(δ)`, the GHASH of `e` zero blocks from the state `rev(1)`, products by `H^8` with
-/// one reduction each. (Square-and-multiply with the portable product took a third of
-/// decryption's samples on the realistic mix.)
+/// `δ^e` (`e` a public length) on the key's GHASH kernel: `rev(δ^e) = rev(1)·H^e` with
+/// `H = rev(δ)` ([`GhashKey::mul_h_pow`]: products by `H^8`). (Square-and-multiply with the
+/// portable product took a third of decryption's samples on the realistic mix; the GHASH of
+/// `e` zero blocks, eight products per reduction, a sixth.)
 fn pow_delta(jk: &JuliusKey, e: usize) -> u128 {
-    const ZEROS: [Block; WINDOW] = [[0; BLOCK]; WINDOW];
-    let mut x = 1u128.reverse_bits().to_be_bytes();
-    let mut left = e;
-    while left > 0 {
-        let n = left.min(WINDOW);
-        jk.gh.ghash_blocks(&mut x, &ZEROS[..n], Aggregation::Eight);
-        left -= n;
-    }
+    let mut x = jk.gh.mul_h_pow(&1u128.reverse_bits().to_be_bytes(), e);
     let r = u128::from_be_bytes(x).reverse_bits();
     wipe(&mut x);
     r
