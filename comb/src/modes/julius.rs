@@ -218,7 +218,7 @@ fn msg_block(io: &IoPtrs<'_>, j: usize, pres: usize) -> Block {
 }
 
 /// The mask products `P_k = μ·δ^k` (`1 <= k < r`) of every job of a call, made up front
-/// into one buffer: job `i`'s `r_i - 1` products at `offsets()[i]..`, as big-endian blocks.
+/// into one buffer: job `i`'s `r_i - 1` products at `offsets[i]..`, as big-endian blocks.
 ///
 /// Each job's products are one chain of products by `δ` in the GCM field, `x ← x·H`, over
 /// zero blocks; the chains of all jobs run side by side ([`mul_chains_in_place`], longest
