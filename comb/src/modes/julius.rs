@@ -201,6 +201,13 @@ fn push_header(h: &mut Horner<'_>, nonce: &[u8], ad: &[u8], mlen: u64) {
     }
 }
 
+/// The shape of an `m`-byte message's encryption: `r = ceil(m/16) + 1` output blocks (the
+/// redundancy block first), and `pres`, the zero bytes that front-pad `M` to `r - 1` blocks.
+fn shape(m: usize) -> (usize, usize) {
+    let r = m.div_ceil(BLOCK) + 1;
+    (r, (r - 1) * BLOCK - m)
+}
+
 /// Block `j` (1..r) of the front-padded message `0^pres ‖ M`.
 fn msg_block(io: &IoPtrs<'_>, j: usize, pres: usize) -> Block {
     if j == 1 {
@@ -240,59 +247,50 @@ impl MaskTable {
     /// The products of `n` jobs, job `i`'s key, `μ` and `r` being `job(i)`.
     fn new<'j>(k: Kernels, n: usize, job: impl Fn(usize) -> (&'j JuliusKey, u128, usize)) -> Self {
         let count = |i: usize| job(i).2.saturating_sub(1);
+        // Job i's region is pows[offsets[i]..offsets[i + 1]]; one job needs none (all).
+        let mut offsets = Vec::new();
+        let total = if n == 1 {
+            count(0)
+        } else {
+            offsets.reserve(n + 1);
+            let mut t = 0;
+            for i in 0..n {
+                offsets.push(t);
+                t += count(i);
+            }
+            offsets.push(t);
+            t
+        };
+        let mut pows = SecretBlocks(vec![[0; BLOCK]; total]);
         if n == 1 {
             // One job (the single path): its chain on the one-chain kernel, without the
             // bookkeeping and allocations of several (measured 6-11% of a single-path call
             // on the mix).
             let (jk, mu, _) = job(0);
-            let total = count(0);
-            let mut pows = SecretBlocks(vec![[0; BLOCK]; total]);
             let mut x = mu.reverse_bits().to_be_bytes();
             let io = IoPtrs::in_place(pows.as_flattened_mut(), BLOCK * total);
             jk.gh.mul_chain(&mut x, &io, 0, total);
             wipe(&mut x);
-            let mut acc = rev_io(k, &io);
-            wipe(&mut acc);
-            return MaskTable {
-                pows,
-                offsets: Vec::new(),
-            };
-        }
-        let mut offsets = Vec::with_capacity(n + 1);
-        let mut total = 0;
-        for i in 0..n {
-            offsets.push(total);
-            total += count(i);
-        }
-        offsets.push(total);
-        let mut pows = SecretBlocks(vec![[0; BLOCK]; total]);
-        // Every job's region of the buffer, handed out longest first.
-        let mut regions: Vec<Option<&mut [Block]>> = Vec::with_capacity(n);
-        let mut rest: &mut [Block] = &mut pows;
-        for w in offsets.windows(2) {
-            let (region, tail) = rest.split_at_mut(w[1] - w[0]);
-            regions.push(Some(region));
-            rest = tail;
-        }
-        let mut order: Vec<usize> = (0..n).collect();
-        order.sort_unstable_by_key(|&i| core::cmp::Reverse(offsets[i + 1] - offsets[i]));
-        let mut chains: Vec<MulChain<'_>> = order
-            .iter()
-            .filter_map(|&i| {
-                let blocks = regions[i].take().filter(|b| !b.is_empty())?;
+        } else {
+            // Every job's region as a chain, then the chains longest first.
+            let mut chains: Vec<MulChain<'_>> = Vec::with_capacity(n);
+            let mut rest: &mut [Block] = &mut pows;
+            for (i, w) in offsets.windows(2).enumerate() {
+                let (blocks, tail) = rest.split_at_mut(w[1] - w[0]);
+                rest = tail;
                 let (jk, mu, _) = job(i);
-                Some(MulChain {
+                chains.push(MulChain {
                     key: &jk.gh,
                     x: mu.reverse_bits().to_be_bytes(),
                     blocks,
-                })
-            })
-            .collect();
-        mul_chains_in_place(&mut chains);
-        for c in chains.iter_mut() {
-            wipe(&mut c.x);
+                });
+            }
+            chains.sort_unstable_by_key(|c| core::cmp::Reverse(c.blocks.len()));
+            mul_chains_in_place(&mut chains);
+            for c in chains.iter_mut() {
+                wipe(&mut c.x);
+            }
         }
-        drop(chains);
         let all = pows.as_flattened_mut();
         let len = all.len();
         let mut acc = rev_io(k, &IoPtrs::in_place(all, len));
@@ -370,8 +368,7 @@ fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
         let jk = key.derived::<JuliusKey>();
         let io = &job.lane.io;
         let m = io.len;
-        let r = m.div_ceil(BLOCK) + 1;
-        let pres = (r - 1) * BLOCK - m;
+        let (r, pres) = shape(m);
         max_r = max_r.max(r);
         let mut h = Horner::new(k, jk);
         push_header(&mut h, job.nonce, job.ad, m as u64);
@@ -391,18 +388,13 @@ fn encrypt(k: Kernels, jobs: &mut [Prepared<'_>], results: &mut [JobResult]) {
         let table = MaskTable::new(k, jobs.len(), |i| {
             let job = &jobs[i];
             let jk = job.lane.key.derived::<JuliusKey>();
-            (
-                jk,
-                u128::from_be_bytes(seeds[i]),
-                job.lane.io.len.div_ceil(BLOCK) + 1,
-            )
+            (jk, u128::from_be_bytes(seeds[i]), shape(job.lane.io.len).0)
         });
         for (i, (job, mu)) in jobs.iter_mut().zip(seeds.iter()).enumerate() {
             let key = job.lane.key;
             let io = &job.lane.io;
             let m = io.len;
-            let r = m.div_ceil(BLOCK) + 1;
-            let pres = (r - 1) * BLOCK - m;
+            let (r, pres) = shape(m);
             let mu = u128::from_be_bytes(*mu);
             let s = &mut scratch[..r];
             s[0] = mu.to_be_bytes();
