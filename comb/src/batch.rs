@@ -420,6 +420,11 @@ impl<'b> PreparedStore<'b> for arrayvec::ArrayVec<Prepared<'b>, STACK_JOBS> {
 /// each), decryption 0.578-0.582 against 0.597-0.615 (four); `comb tune` had found 10-11
 /// best there in an earlier session. The other chained modes measured best at 16 there (at 12,
 /// three alternated runs: CBC, CFB, CMAC and CCM 2-7% slower, CLOC and SILC -1% to +3.5%).
+/// More lanes than 16 did not pay either: on the realistic mix every count from 17 to 32 ran
+/// CBC at 0.252-0.269 and CMAC at 0.247-0.294 against 0.244 and 0.238 at 16 (one sweep,
+/// `--lanes 16..32`). By 16 the ymm chain kernel is bound by AES throughput rather than by
+/// the chain's latency. CBC at 2 KiB ran 0.353 TSC cycles/byte at 4 lanes and 0.195 at 8
+/// (latency-bound, nearly halved), but only 0.158-0.169 at 13 to 16 (`--lanes 4..16`).
 fn default_lanes(backend: Backend, alg: Algorithm, _op: Op) -> usize {
     match (backend, alg) {
         (Backend::Ni, _) => 8,
