@@ -63,7 +63,7 @@
 //! - The pairs cost 0.21 cycles/byte on the mix, more than ECB's whole time. Per message
 //!   they cost more than all of ECB: 226-235 cycles against 192-205 at 1456 bytes, 103-105
 //!   against 81-86 at 464 (the narrower ymm step). The 16-pair zmm steps themselves run at
-//!   ECB's rate: from 1040 to 1552 bytes both add 52 cycles per 512 bytes.
+//!   ECB's rate: from 1040 to 1552 bytes both add about 52 cycles per 512 bytes.
 //! - Pooling every pair of a message shorter than one wide step, instead of its narrower
 //!   step, was no faster (mix 0.424-0.451 against 0.418-0.428).
 //!
