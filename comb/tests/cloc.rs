@@ -13,7 +13,7 @@
 mod common;
 
 use comb::{AesKey, Algorithm, Error, Op};
-use common::aead::{assert_zeroed, check_genkat, check_properties};
+use common::aead::{assert_zeroed, check_genkat, check_properties, check_properties_ad};
 use common::{engines, run_jobs, unhex, Hold, JobDesc, PathKind, TagDesc};
 
 const CLOC: Algorithm = Algorithm::Aes128Cloc;
@@ -274,6 +274,17 @@ fn properties() {
     }
 }
 
+/// Batches whose AD/nonce phase is one cipher call per job (no AD, or at most one block of
+/// it) take the batch path's short encryption route: the same properties there, at lengths
+/// with and without partial last blocks.
+#[test]
+fn properties_one_ad_block() {
+    for (seed, max_ad) in [(4, 0), (5, 16), (6, 1)] {
+        check_properties_ad(CLOC, seed, 40, 1000, max_ad, &[1, 3, 8, 16]);
+    }
+    check_properties_ad(CLOC, 7, 70, 40, 16, &[16]);
+}
+
 /// One job's result under `alg`/`op` with the given lengths (validation errors).
 fn result_with(alg: Algorithm, op: Op, key_len: usize, nonce_len: usize, tag_len: usize) -> Error {
     let key = AesKey::new(&vec![7u8; key_len]).expect("key");
@@ -455,6 +466,15 @@ fn silc_genkat() {
 #[test]
 fn silc_reference_code_answers() {
     check_vectors(SILC, SILC_REF);
+}
+
+/// SILC batches without AD take the short encryption route (see `properties_one_ad_block`).
+#[test]
+fn silc_properties_no_ad() {
+    for seed in [4, 5] {
+        check_properties_ad(SILC, seed, 40, 1000, 0, &[1, 3, 8, 16]);
+    }
+    check_properties_ad(SILC, 7, 70, 40, 0, &[16]);
 }
 
 #[test]

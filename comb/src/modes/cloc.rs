@@ -33,7 +33,9 @@
 //! register, their MAC chains in another):
 //! 1. AD/nonce phase, batched step by step across jobs (step `s` of every job is one
 //!    independent block: one multi-key [`Kernels::encrypt_many`] call per step and 64 jobs;
-//!    the realistic mix has empty AD, one step), then `V`.
+//!    the realistic mix has empty AD, one step), then `V`. When that phase is one step for
+//!    every job, encryption takes a shorter route through the same calls
+//!    ([`encrypt_batch_one_ad_step`]).
 //! 2. Both message chains over every whole block: one plan, windows of equal progress.
 //! 3. Per comb group, while its messages are in L1: the partial last blocks, one more step
 //!    on both chains (`K_m` and `T_{m-1}`, batched across the group's lanes) and the tail
@@ -309,6 +311,13 @@ pub(crate) fn run_scheme<S: Scheme>(
     path: Path,
 ) {
     match path {
+        Path::Comb { .. }
+            if jobs.len() > 1
+                && op == Op::Encrypt
+                && jobs.iter().all(|j| S::ad_steps(j.ad.len()) == 1) =>
+        {
+            encrypt_batch_one_ad_step::<S>(k, jobs, results, path);
+        }
         Path::Comb { .. } if jobs.len() > 1 => {
             let mut lanes: Vec<Lane<'_>> = jobs.iter().map(Lane::new::<S>).collect();
             process_batch::<S>(k, jobs, &mut lanes, op, path);
@@ -323,6 +332,91 @@ pub(crate) fn run_scheme<S: Scheme>(
                 report(job, &lane, results, op);
             }
         }
+    }
+}
+
+/// Encryption of a batch whose AD/nonce phase is one cipher call per job (CLOC: at most 16
+/// bytes of AD; SILC: none; the realistic mix has none), the common case, in fewer passes
+/// over the jobs than [`process_batch`]: the phase's blocks are encrypted in batched calls and
+/// become `V` in place; the CFB chains start from `V` and the MAC chains from `mac_seed(V)`
+/// directly, without per-job [`Lane`] records; the finalisation makes its cipher inputs in
+/// the MAC states' own buffer, and the tags and results are written in the same pass.
+///
+/// The same cipher calls as [`process_batch`], in the same order. On the realistic mix
+/// (batch 64) it ran 3% fewer instructions than that path (`valgrind --tool=callgrind`, the
+/// comb engine's timed calls, xmm kernels: CLOC 10.75 -> 10.41 million, SILC 10.80 -> 10.48),
+/// and in alternated `comb bench` runs on the Zen 3 VM CLOC's time over CBC's in the same run
+/// fell from 1.84-2.04 to 1.76-1.86 (SILC 1.86-2.06 to 1.75-1.92; four pairs).
+fn encrypt_batch_one_ad_step<S: Scheme>(
+    k: Kernels,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    path: Path,
+) {
+    // The AD/nonce block of every job (its step 0 reads no chain state), then `V`.
+    let mut vs = SecretBlocks(
+        jobs.iter()
+            .map(|j| S::ad_input(&[0; BLOCK], j.ad, j.nonce, 0))
+            .collect(),
+    );
+    encrypt_in_chunks(k, &mut vs, jobs);
+    for (v, j) in vs.iter_mut().zip(jobs.iter()) {
+        let mut s = S::ad_output(v, j.ad, 0);
+        *v = S::v(&s, j.ad, j.nonce);
+        wipe(&mut s);
+    }
+
+    // Both message chains; every lane's MAC state becomes `T ^ C_m` (see `process_batch`).
+    let mut enc = Lanes(
+        jobs.iter()
+            .zip(vs.iter())
+            .map(|(j, v)| ChainLane {
+                io: j.lane.io,
+                chain: *v,
+                key: j.lane.key,
+                blocks: j.lane.io.len / BLOCK,
+            })
+            .collect(),
+    );
+    let mut macs = SecretBlocks(vs.iter().map(S::mac_seed).collect());
+    run_cfb_mac_then(k, &mut enc, &mut macs, path, |enc, macs, members| {
+        cfb_mac_tails(k, enc, macs, members)
+    });
+    drop(enc);
+
+    // The finalisation, in place in `macs`: its inputs, one or two batched calls, the tags.
+    for ((m, v), j) in macs.iter_mut().zip(vs.iter()).zip(jobs.iter()) {
+        let len = j.lane.io.len;
+        *m = if len == 0 {
+            S::final_input(v, None)
+        } else {
+            S::final_input(v, Some((m, len - BLOCK * (len.div_ceil(BLOCK) - 1))))
+        };
+    }
+    encrypt_in_chunks(k, &mut macs, jobs);
+    if S::FINAL_CALLS == 2 {
+        for (m, j) in macs.iter_mut().zip(jobs.iter()) {
+            *m = S::final_second(m, j.lane.io.len);
+        }
+        encrypt_in_chunks(k, &mut macs, jobs);
+    }
+    for (m, job) in macs.iter().zip(jobs.iter_mut()) {
+        let slot = &mut results[job.index];
+        match &mut job.tag {
+            TagIo::Out(tag) => {
+                store_short(tag, m);
+                set_ok(slot, job.lane.io.len);
+            }
+            _ => *slot = Err(Error::TagMisuse), // excluded by validation
+        }
+    }
+}
+
+/// `blocks[i]` encrypted under `jobs[i]`'s key, [`CHUNK`] blocks per multi-key call.
+fn encrypt_in_chunks(k: Kernels, blocks: &mut [Block], jobs: &[Prepared<'_>]) {
+    for (c, js) in blocks.chunks_mut(CHUNK).zip(jobs.chunks(CHUNK)) {
+        let keys: [&AesKey; CHUNK] = core::array::from_fn(|j| js[j.min(js.len() - 1)].lane.key);
+        k.encrypt_many(c, &keys[..c.len()]);
     }
 }
 

@@ -320,7 +320,7 @@ pub struct Batch {
 }
 
 impl Batch {
-    pub fn random(alg: Algorithm, seed: u64, n: usize, max_len: usize) -> Batch {
+    pub fn random(alg: Algorithm, seed: u64, n: usize, max_len: usize, max_ad: usize) -> Batch {
         let r = bytes(seed, 8 * n + 8);
         let klen = *alg.key_lens().last().expect("key lengths");
         let klens = alg.key_lens();
@@ -350,9 +350,10 @@ impl Batch {
             let nlen = nmin + usize::from(x[2]) % (nmax.min(nmin + 16) - nmin + 1);
             batch.key_of.push(usize::from(x[3]) % 3);
             batch.nonces.push(bytes(seed * 31 + i as u64, nlen));
-            batch
-                .ads
-                .push(bytes(seed * 37 + i as u64, usize::from(x[4]) % 41));
+            batch.ads.push(bytes(
+                seed * 37 + i as u64,
+                usize::from(x[4]) % (max_ad + 1),
+            ));
             batch.pts.push(bytes(seed * 41 + i as u64, len));
         }
         batch
@@ -363,9 +364,22 @@ impl Batch {
 /// batch path, the sequential path and `process_one` give the same ciphertexts and tags;
 /// decryption of them gives the plaintexts back; forging (a flipped tag bit, or a flipped
 /// ciphertext bit without a tag) every fourth job fails that job only, with its output
-/// zeroed.
+/// zeroed. Associated data of 0 to 40 bytes.
 pub fn check_properties(alg: Algorithm, seed: u64, n: usize, max_len: usize, lanes: &[usize]) {
-    let b = Batch::random(alg, seed, n, max_len);
+    check_properties_ad(alg, seed, n, max_len, 40, lanes);
+}
+
+/// [`check_properties`] with associated data of 0 to `max_ad` bytes per job (a mode may take
+/// another path when every job's AD is short or empty).
+pub fn check_properties_ad(
+    alg: Algorithm,
+    seed: u64,
+    n: usize,
+    max_len: usize,
+    max_ad: usize,
+    lanes: &[usize],
+) {
+    let b = Batch::random(alg, seed, n, max_len, max_ad);
     let t = tag_len(alg);
     let mut reference: Option<Sealed> = None;
     for &p in lanes {
