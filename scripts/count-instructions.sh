@@ -9,7 +9,8 @@
 # kernels run.
 #
 # Usage: scripts/count-instructions.sh [-b BINARY] ALG[,ALG...] [BENCH ARGS...]
-#   BINARY     the comb binary (default target/release/comb, built if missing)
+#   BINARY     the comb binary (default: the workspace's target/release/comb, built if
+#              missing)
 #   ALG        `comb bench --alg` IDs, one configuration measured per valgrind run
 #   BENCH ARGS passed to `comb bench` (say `--dist fixed --lengths 72` or `--op decrypt`;
 #              default: the realistic mix, batch 64, encryption)
@@ -20,13 +21,14 @@
 #   scripts/count-instructions.sh aes128-cloc --dist fixed --lengths 72
 set -euo pipefail
 
-bin=target/release/comb
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$root/target/release/comb
 if [ "${1:-}" = "-b" ]; then
   bin=$2
   shift 2
 fi
 if [ $# -lt 1 ]; then
-  sed -n '2,20p' "$0" >&2
+  sed -n '2,21p' "$0" >&2
   exit 2
 fi
 algs=$1
@@ -37,7 +39,7 @@ if ! command -v valgrind >/dev/null 2>&1; then
   exit 1
 fi
 if [ ! -x "$bin" ]; then
-  cargo build --release -p comb-cli >&2
+  cargo build --release -p comb-cli --manifest-path "$root/Cargo.toml" >&2
 fi
 
 samples=3
