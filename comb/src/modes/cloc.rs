@@ -595,17 +595,17 @@ fn enc_lane<'k>(l: &Lane<'k>) -> ChainLane<'k> {
 
 /// The partial last blocks of the lanes `members` after the CFB+MAC kernels: one more cipher
 /// call on both chains, `(K_m, T_{m-1}) = (E(chain), E(mac))`, batched across lanes (16
-/// lanes, 32 blocks, per multi-key call: a comb group's at the default lane counts, with
-/// stack buffers half the size of [`CHUNK`]'s, 0.45% fewer instructions on the realistic
-/// mix by `scripts/count-instructions.sh`). `K_m` encrypts the tail bytes and `macs[i]` becomes `T_{m-1} ^
-/// C_m`, `C_m` zero beyond the message. (A lane whose last block is whole already holds that
-/// value: the kernels leave `T_{m-1} ^ C_m` as the MAC chain's next input.)
+/// lanes, 32 blocks, per multi-key call: a comb group's at the default lane counts; stack
+/// buffers half the size of [`CHUNK`]'s ran 0.45% fewer instructions on the realistic mix,
+/// by `scripts/count-instructions.sh`). `K_m` encrypts the tail bytes and `macs[i]` becomes
+/// `T_{m-1} ^ C_m`, `C_m` zero beyond the message. (A lane whose last block is whole already
+/// holds that value: the kernels leave `T_{m-1} ^ C_m` as the MAC chain's next input.)
 ///
 /// On the realistic mix this is about 7-9% of CLOC's time (a timing-only build without it,
 /// Zen 3, three alternated runs against CLOC's time over CBC's). Three other ways measured
 /// no better there (alternated runs, time over ECB's or CBC's in the same run): the tails as
-/// one more step of the CFB+MAC kernels on zero-padded bounce blocks, CLOC about 8% slower (two
-/// kernel calls of 8 lanes, each a full step's latency, against one batched call of
+/// one more step of the CFB+MAC kernels on zero-padded bounce blocks, CLOC about 8% slower
+/// (two kernel calls of 8 lanes, each a full step's latency, against one batched call of
 /// independent blocks); the tails of all groups in one batched call after the last group,
 /// within noise; and the multi-key call on the xmm kernel (16-byte loads, which the
 /// 16-byte stores of `buf` forward), within noise.

@@ -343,7 +343,7 @@ pub(crate) fn run_cfb_mac_then<'a>(
 /// (8 lanes, 8 ymm states); one lane runs on xmm. (Calls of five or six pairs, 10 or 12
 /// ymm states, measured no faster: CLOC at 4096-byte messages, batch 48, Zen 3, three
 /// runs of P = 8, 10, 12 and 16 side by side, 0.351-0.465 TSC cycles/byte with one call of
-/// 5 or 6 pairs against 0.363-0.449 with calls of 4: as for the chain kernel, past 8 states
+/// 5 or 6 pairs against 0.363-0.444 with calls of 4: as for the chain kernel, past 8 states
 /// the kernel is bound by its instruction throughput.)
 fn cfb_mac_window(
     k: Kernels,
