@@ -10,10 +10,11 @@
 #
 # Usage: scripts/count-instructions.sh [-b BINARY] ALG[,ALG...] [BENCH ARGS...]
 #   BINARY     the comb binary (default: the workspace's target/release/comb, built if
-#              missing)
+#              missing but not rebuilt: build it after a change)
 #   ALG        `comb bench --alg` IDs, one configuration measured per valgrind run
 #   BENCH ARGS passed to `comb bench` (say `--dist fixed --lengths 72` or `--op decrypt`;
-#              default: the realistic mix, batch 64, encryption)
+#              default: the realistic mix, batch 64, encryption); they must make one
+#              configuration per algorithm (one length, one operation, one lane count)
 #
 # Prints one line per algorithm: instructions in the timed calls and per message byte.
 # Example:
@@ -28,7 +29,7 @@ if [ "${1:-}" = "-b" ]; then
   shift 2
 fi
 if [ $# -lt 1 ]; then
-  sed -n '2,21p' "$0" >&2
+  sed -n '2,22p' "$0" >&2
   exit 2
 fi
 algs=$1
@@ -59,6 +60,11 @@ for alg in "${list[@]}"; do
     cat "$work/log" >&2
     exit 1
   }
+  configs=$(grep -c '"alg":' "$work/r.json" || true)
+  if [ "$configs" != 1 ]; then
+    echo "count-instructions: $alg: $configs configurations measured; pass arguments that make one" >&2
+    exit 2
+  fi
   ir=$(sed -n 's/.*I *refs: *\([0-9,]*\).*/\1/p' "$work/log" | tr -d ,)
   batch=$(grep -o '"batch": *[0-9]*' "$work/r.json" | head -1 | grep -o '[0-9]*$')
   mean=$(grep -o '"mean_len": *[0-9.]*' "$work/r.json" | head -1 | grep -o '[0-9.]*$')
