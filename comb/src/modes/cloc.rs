@@ -384,22 +384,8 @@ fn encrypt_batch_one_ad_step<S: Scheme>(
     });
     drop(enc);
 
-    // The finalisation, in place in `macs`: its inputs, one or two batched calls, the tags.
-    for ((m, v), j) in macs.iter_mut().zip(vs.iter()).zip(jobs.iter()) {
-        let len = j.lane.io.len;
-        *m = if len == 0 {
-            S::final_input(v, None)
-        } else {
-            S::final_input(v, Some((m, len - BLOCK * (len.div_ceil(BLOCK) - 1))))
-        };
-    }
-    encrypt_in_chunks(k, &mut macs, jobs);
-    if S::FINAL_CALLS == 2 {
-        for (m, j) in macs.iter_mut().zip(jobs.iter()) {
-            *m = S::final_second(m, j.lane.io.len);
-        }
-        encrypt_in_chunks(k, &mut macs, jobs);
-    }
+    // The finalisation, in place in `macs`, then the tags.
+    tag_blocks::<S>(k, &mut macs, vs.iter(), jobs);
     for (m, job) in macs.iter().zip(jobs.iter_mut()) {
         let slot = &mut results[job.index];
         match &mut job.tag {
@@ -466,7 +452,7 @@ fn process_single<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], l: &mut Lane<'_>
         Op::Decrypt => {} // an empty message: the finalisation needs only V
     }
     let lanes = core::slice::from_mut(l);
-    finalise::<S>(k, lanes, |l| last_mac_input(l, op));
+    finalise::<S>(k, jobs, lanes, |l| last_mac_input(l, op));
     if op == Op::Decrypt {
         verify(jobs, lanes);
         decrypt_verified(k, lanes, Path::Single);
@@ -499,7 +485,7 @@ fn process_batch<S: Scheme>(
             for (l, u) in lanes.iter_mut().zip(macs.iter()) {
                 l.ts = *u;
             }
-            finalise::<S>(k, lanes, |l| last_mac_input(l, op));
+            finalise::<S>(k, jobs, lanes, |l| last_mac_input(l, op));
         }
         Op::Decrypt => {
             // The MAC reads only the ciphertext: run it, check every tag, and compute the
@@ -510,7 +496,7 @@ fn process_batch<S: Scheme>(
                 l.ts = m.chain;
             }
             drop(mac);
-            finalise::<S>(k, lanes, |l| last_mac_input(l, op));
+            finalise::<S>(k, jobs, lanes, |l| last_mac_input(l, op));
             verify(jobs, lanes);
             decrypt_verified(k, lanes, path);
         }
@@ -663,38 +649,54 @@ fn last_mac_input(l: &Lane<'_>, op: Op) -> Block {
     }
 }
 
-/// The tag blocks of every lane (left in `ts`), batched across lanes: `FINAL_CALLS` multi-key
-/// cipher calls per chunk. `last(lane)` gives a lane's `T ^ C_m` (called only for non-empty
-/// messages).
-fn finalise<'k, S: Scheme>(k: Kernels, lanes: &mut [Lane<'k>], last: impl Fn(&Lane<'k>) -> Block) {
-    for chunk in lanes.chunks_mut(CHUNK) {
-        let Some(first) = chunk.first() else { continue };
+/// The tag blocks of every lane (left in `ts`), batched across lanes ([`tag_blocks`], per
+/// [`CHUNK`] lanes). `lanes[i]` is `jobs[i]`'s; `last(lane)` gives a lane's `T ^ C_m`
+/// (called only for non-empty messages).
+fn finalise<'k, S: Scheme>(
+    k: Kernels,
+    jobs: &[Prepared<'_>],
+    lanes: &mut [Lane<'k>],
+    last: impl Fn(&Lane<'k>) -> Block,
+) {
+    for (chunk, js) in lanes.chunks_mut(CHUNK).zip(jobs.chunks(CHUNK)) {
         let n = chunk.len();
         let mut buf = [[0u8; BLOCK]; CHUNK];
-        let mut keys: [&AesKey; CHUNK] = [first.key; CHUNK];
-        for ((b, key), l) in buf.iter_mut().zip(keys.iter_mut()).zip(chunk.iter()) {
-            *key = l.key;
-            *b = if l.blocks == 0 {
-                S::final_input(&l.es, None)
-            } else {
-                let len = l.io.len - BLOCK * (l.blocks - 1);
-                let mut u = last(l);
-                let t = S::final_input(&l.es, Some((&u, len)));
-                wipe(&mut u);
-                t
-            };
-        }
-        k.encrypt_many(&mut buf[..n], &keys[..n]);
-        if S::FINAL_CALLS == 2 {
-            for (b, l) in buf.iter_mut().zip(chunk.iter()) {
-                *b = S::final_second(b, l.io.len);
+        for (b, l) in buf.iter_mut().zip(chunk.iter()) {
+            if l.blocks > 0 {
+                *b = last(l);
             }
-            k.encrypt_many(&mut buf[..n], &keys[..n]);
         }
+        tag_blocks::<S>(k, &mut buf[..n], chunk.iter().map(|l| &l.es), js);
         for (b, l) in buf.iter_mut().zip(chunk.iter_mut()) {
             l.ts = *b;
             wipe(b);
         }
+    }
+}
+
+/// The finalisation of `jobs`, in place: `blocks[i]` holds job `i`'s `T ^ C_m` (ignored for an
+/// empty message) and becomes its tag block; `vs` gives each job's `V`. `FINAL_CALLS`
+/// batched multi-key cipher calls ([`encrypt_in_chunks`]).
+fn tag_blocks<'v, S: Scheme>(
+    k: Kernels,
+    blocks: &mut [Block],
+    vs: impl Iterator<Item = &'v Block>,
+    jobs: &[Prepared<'_>],
+) {
+    for ((b, v), j) in blocks.iter_mut().zip(vs).zip(jobs.iter()) {
+        let len = j.lane.io.len;
+        *b = if len == 0 {
+            S::final_input(v, None)
+        } else {
+            S::final_input(v, Some((b, len - BLOCK * (len.div_ceil(BLOCK) - 1))))
+        };
+    }
+    encrypt_in_chunks(k, blocks, jobs);
+    if S::FINAL_CALLS == 2 {
+        for (b, j) in blocks.iter_mut().zip(jobs.iter()) {
+            *b = S::final_second(b, j.lane.io.len);
+        }
+        encrypt_in_chunks(k, blocks, jobs);
     }
 }
 
