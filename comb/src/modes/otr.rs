@@ -1684,20 +1684,19 @@ pub(crate) fn pairs<'a, const DEC: bool>(
 /// last pairs in a partial half) measured 16 KiB 0.26 -> 0.30 TSC cycles/byte, 1440 bytes
 /// 0.45 -> 0.49, the realistic mix 0.70-0.71 -> 0.77-0.78.
 ///
-/// On Zen 3 (no AVX-512, so this ymm body), timing-only builds against the body as at b451224, 8
-/// KiB messages, batches of 16, comb engine, TSC cycles/byte, alternated runs (the host was noisy:
-/// ECB 0.15-0.18 in the same runs):
-/// - Without the second layer's rounds, half the AES work gone: 0.307-0.343 against 0.357-0.396
-///   (three pairs), only 10-15% less.
-/// - Steps of 8 pairs (`R = 4`, masks carried by x^8) instead of 16: 0.497-0.505 against
-///   0.342-0.418 (four pairs).
-///
-/// So the rounds are not what the body waits for (half of them gone saves little), and a step has a
-/// large cost whatever its width: as a fixed part plus a part per pair (midpoints: 195 TSC ticks
-/// per 16-pair step, 128 per 8-pair step), about 60 ticks per step and 8.4 per pair, where a pair's
-/// rounds take about 4 ticks at the units' peak. What the fixed part is was not found: reading the
-/// pairs' blocks with 32-byte loads instead of 16-byte inserts (wrong output), or leaving out the
-/// mask products, made no difference beyond the host's noise.
+/// On Zen 3 (no AVX-512, so this ymm body), timing-only builds alternated with the body as at
+/// b451224, 8 KiB messages, batches of 16, comb engine, TSC cycles/byte. The host's noise was about
+/// ±20% (ECB 0.14-0.20 in the same runs), so only large effects count:
+/// - The second layer fed from the input instead of the first layer's output: no faster. In the two
+///   quietest pairs 0.276 and 0.272 against 0.274 and 0.271; the other five pairs scattered with
+///   the host (0.270-0.404 against 0.281-0.430). As on the Intel VM, the wait of one layer for the
+///   other is not what costs.
+/// - Without the second layer's rounds (half the AES work): 0.216-0.343 against 0.281-0.416 (six
+///   pairs), far less than half the time saved. The rounds are not what bounds the body.
+/// - Steps of 8 pairs (`R = 4`, masks carried by x^8): 0.446-0.505 against 0.281-0.418 (seven
+///   pairs), slower in every pair: four registers a layer leave the AES units waiting on latency.
+/// - The pairs' blocks read with 32-byte loads instead of 16-byte inserts (wrong output), or the
+///   mask products left out: within the noise.
 ///
 /// On the Intel AVX-512 VM (4 KiB messages, comb engine, TSC cycles/byte; ECB 0.11-0.12):
 /// - The body compiled with AVX-512VL (32 ymm registers) ran 0.22 -> 0.28: LLVM merged
