@@ -1698,13 +1698,14 @@ pub(crate) fn pairs<'a, const DEC: bool>(
 /// - The pairs' blocks read with 32-byte loads instead of 16-byte inserts (wrong output), or the
 ///   mask products left out: within the noise.
 ///
-/// `llvm-mca -mcpu=znver3` on the step loop (rounds fixed at 10 so that it unrolls) puts this body
-/// at about 162 cycles per 16-pair step (32 blocks), against 40 for the ECB kernel's 16 blocks: not
-/// the rounds (80 cycles on the two pipes that take VAESENC) but the vector pipes 1, 4 and 5, busy
-/// with the lane inserts and permutes (26 a step, LLVM's merged stores among them), the mask
-/// products' VPCLMULQDQ (4 cycles each on pipe 0) and some 125 stack accesses a step (spills and
-/// reloads). Two leaner bodies, measured by `perf` samples of the body over those of the bench's
-/// ECB probe in the same run (8 KiB, batches of 16; this body 0.51-0.62):
+/// `llvm-mca -mcpu=znver3` on the step loop of a proxy build (rounds fixed at 10 so that the loop
+/// unrolls; it spills a little more than this body, about 125 stack accesses a step against some
+/// 100) puts the step at about 162 cycles per 16 pairs (32 blocks), against 40 for the ECB kernel's
+/// 16 blocks: not the rounds (80 cycles on the two pipes that take VAESENC) but the vector pipes 1,
+/// 4 and 5, busy with the lane inserts and permutes (26 a step, LLVM's merged stores among them),
+/// the mask products' VPCLMULQDQ (4 cycles each on pipe 0 in the model) and the spills and reloads.
+/// Two leaner bodies, measured by `perf` samples of the body over those of the bench's ECB probe in
+/// the same run (8 KiB, batches of 16; this body 0.51-0.62):
 /// - a register's two pairs read with two 32-byte loads and two lane permutes and written the same
 ///   way, the step's masks in a table in memory moved on by the x^16 products (each register's `L*`
 ///   then an unaligned load, no permute), `A` and the first layer's outputs through memory:

@@ -344,10 +344,7 @@ pub(crate) fn run_cfb_mac_then<'a>(
 /// ymm states, measured no faster: CLOC at 4096-byte messages, batch 48, Zen 3, three
 /// runs of P = 8, 10, 12 and 16 side by side, 0.351-0.465 TSC cycles/byte with one call of
 /// 5 or 6 pairs against 0.363-0.444 with calls of 4: as for the chain kernel, past 8 states
-/// the kernel is bound by its instruction throughput. `llvm-mca -mcpu=znver3` on the loop, rounds
-/// fixed at 10: 49 cycles per step of 4 pairs, against 40 for their rounds alone, mostly the
-/// chains' latency; 102 per step of 8 pairs, 51 per 4, no better, because LLVM keeps half the 16
-/// states in memory between the rounds; 114 with the round keys read by volatile loads.)
+/// the kernel is bound by its instruction throughput.)
 fn cfb_mac_window(
     k: Kernels,
     keys: &GroupKeys,
