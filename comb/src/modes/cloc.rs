@@ -79,7 +79,7 @@ use crate::block::{
     BLOCK,
 };
 use crate::modes::cmac::CbcMac;
-use crate::modes::{keystream_tails, set_ok, Prepared, TagIo};
+use crate::modes::{finish_tag, keystream_tails, set_ok, Prepared, TagIo};
 use crate::sched::exec::{run_cfb_mac_then, run_chain, run_chain_then, Path};
 use crate::sched::steps::{run_steps, StepLane};
 use crate::{Error, JobResult, Op};
@@ -384,17 +384,12 @@ fn encrypt_batch_one_ad_step<S: Scheme>(
     });
     drop(enc);
 
-    // The finalisation, in place in `macs`, then the tags.
+    // The finalisation, in place in `macs`, then the tags (validation gave every job an
+    // output tag).
     tag_blocks::<S>(k, &mut macs, vs.iter(), jobs);
     for (m, job) in macs.iter().zip(jobs.iter_mut()) {
-        let slot = &mut results[job.index];
-        match &mut job.tag {
-            TagIo::Out(tag) => {
-                store_short(tag, m);
-                set_ok(slot, job.lane.io.len);
-            }
-            _ => *slot = Err(Error::TagMisuse), // excluded by validation
-        }
+        let len = job.lane.io.len;
+        finish_tag(job, m, &mut results[job.index], len);
     }
 }
 
