@@ -345,6 +345,17 @@ pub(crate) fn run_cfb_mac_then<'a>(
 /// runs of P = 8, 10, 12 and 16 side by side, 0.351-0.465 TSC cycles/byte with one call of
 /// 5 or 6 pairs against 0.363-0.444 with calls of 4: as for the chain kernel, past 8 states
 /// the kernel is bound by its instruction throughput.)
+///
+/// Nor did calls without windows pay, on Zen 3: each ymm call ran its lanes (sorted) to their
+/// own ends, a lane that had ended becoming a shadow (a high lane of its register's low lane, a
+/// whole register of lane 0, never stored), so a group of 16 took two calls, not one or two
+/// per window. What the windows cost, measured first: the realistic mix with each group's
+/// 16 lengths set to their mean (the same bytes; one window per group) ran CLOC at 0.925-0.937
+/// TSC cycles/byte against 1.06-1.08 (two pairs; ECB 0.347-0.352 against 0.354-0.365), so the
+/// windows and unequal tails cost about 12%. The shadow calls recovered at most half of it:
+/// CLOC's comb time over ECB's, medians of per-run ratios, 2.93 -> 2.86 over eight alternated
+/// pairs (but the fastest runs: windows 0.861, shadows 0.918 TSC cycles/byte), and at
+/// 1456 bytes (whole windows) 2.47-2.52 -> 2.53-2.56: within the host's noise, so not kept.
 fn cfb_mac_window(
     k: Kernels,
     keys: &GroupKeys,
