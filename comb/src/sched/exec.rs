@@ -1,6 +1,7 @@
 //! The comb executor: walks the comb schedule (the sorted [`Order`](super::plan::Order), its
 //! groups and their windows, as [`plan`](super::plan::plan) would lay them out) and calls the
-//! lane kernel instantiated for each window's lane count, once per window.
+//! lane kernel instantiated for each window's lane count, once per window (CLOC's and SILC's
+//! ymm kernel instead runs each group's lanes to their own ends, see [`run_cfb_mac_then`]).
 
 use super::plan::{group_windows, order_by_decreasing_length};
 use crate::aes::vaes::{self, GroupKeys};
@@ -268,10 +269,11 @@ fn run_window_vaes<R: ChainRule>(
 /// CLOC's and SILC's encryption message phase: both chains of every lane, the CFB chain
 /// (`lanes[i].chain`, its next cipher input) and the MAC over its ciphertext (`macs[i]`, its
 /// next cipher input), over each lane's `blocks` whole blocks, as [`ni::cfb_mac_window`]
-/// defines them. Comb-scheduled like [`run_chain_then`] (one plan, windows of equal progress,
-/// `done(lanes, macs, members)` after each group), with both chains of a window's lanes in
-/// flight together: half as many lanes fill the AES unit as for one chain each. Every lane's
-/// key has the same round count (CLOC and SILC are AES-128 only).
+/// defines them. Comb-scheduled like [`run_chain_then`] (one plan, `done(lanes, macs,
+/// members)` after each group), with both chains of a lane in flight together: half as many
+/// lanes fill the AES unit as for one chain each. On xmm a group runs in windows of equal
+/// progress; on ymm without them ([`vaes::cfb_mac_lanes`]). Every lane's key has the same
+/// round count (CLOC and SILC are AES-128 only).
 pub(crate) fn run_cfb_mac_then<'a>(
     k: Kernels,
     lanes: &mut [ChainLane<'a>],
@@ -299,18 +301,24 @@ pub(crate) fn run_cfb_mac_then<'a>(
                 if let Kernels::Vaes256(_) = k {
                     keys.assign(group.iter().map(|l| l.key));
                 }
-                let mut done_blocks = 0;
-                for w in group_windows(members.len(), |i| lanes[members[i]].blocks) {
-                    let n = w.lanes;
-                    cfb_mac_window(
-                        k,
-                        &keys,
-                        &mut group[..n],
-                        &mut group_macs[..n],
-                        done_blocks,
-                        w.blocks,
-                    );
-                    done_blocks += w.blocks;
+                match k {
+                    Kernels::Vaes256(t) if members.len() > 1 => {
+                        cfb_mac_group_vaes(t, &keys, &mut group, &mut group_macs);
+                    }
+                    _ => {
+                        let mut done_blocks = 0;
+                        for w in group_windows(members.len(), |i| lanes[members[i]].blocks) {
+                            let n = w.lanes;
+                            cfb_mac_window(
+                                k,
+                                &mut group[..n],
+                                &mut group_macs[..n],
+                                done_blocks,
+                                w.blocks,
+                            );
+                            done_blocks += w.blocks;
+                        }
+                    }
                 }
                 for ((&m, l), mac) in members.iter().zip(group.iter()).zip(group_macs.iter()) {
                     lanes[m].chain = l.chain;
@@ -322,10 +330,8 @@ pub(crate) fn run_cfb_mac_then<'a>(
         _ => {
             for i in 0..lanes.len() {
                 let blocks = lanes[i].blocks;
-                let keys = GroupKeys::default();
                 cfb_mac_window(
                     Kernels::Ni(k.ni()),
-                    &keys,
                     &mut lanes[i..=i],
                     &mut macs[i..=i],
                     0,
@@ -337,28 +343,68 @@ pub(crate) fn run_cfb_mac_then<'a>(
     }
 }
 
-/// One window of [`run_cfb_mac_then`]: `lanes` (a prefix of the group `keys` was assigned
-/// for on ymm) advance `count` blocks from block `start`. Calls of at most half the chain
-/// kernels' widths, as each lane is two chains: 6 lanes (12 xmm states) or 4 register pairs
-/// (8 lanes, 8 ymm states); one lane runs on xmm. (Calls of five or six pairs, 10 or 12
-/// ymm states, measured no faster: CLOC at 4096-byte messages, batch 48, Zen 3, three
-/// runs of P = 8, 10, 12 and 16 side by side, 0.351-0.465 TSC cycles/byte with one call of
-/// 5 or 6 pairs against 0.363-0.444 with calls of 4: as for the chain kernel, past 8 states
-/// the kernel is bound by its instruction throughput.)
-///
-/// Nor did calls without windows pay, on Zen 3: each ymm call ran its lanes (sorted) to their
-/// own ends, a lane that had ended becoming a shadow (a high lane of its register's low lane, a
-/// whole register of lane 0, never stored), so a group of 16 took two calls, not one or two
-/// per window. What the windows cost, measured first: the realistic mix with each group's
-/// 16 lengths set to their mean (the same bytes; one window per group) ran CLOC at 0.925-0.937
-/// TSC cycles/byte against 1.06-1.08 (two pairs; ECB 0.347-0.352 against 0.354-0.365), so the
-/// windows and unequal tails cost about 12%. The shadow calls recovered at most half of it:
-/// CLOC's comb time over ECB's, medians of per-run ratios, 2.93 -> 2.86 over eight alternated
-/// pairs (but the fastest runs: windows 0.861, shadows 0.918 TSC cycles/byte), and at
-/// 1456 bytes (whole windows) 2.47-2.52 -> 2.53-2.56: within the host's noise, so not kept.
+/// One comb group of [`run_cfb_mac_then`] on ymm (at least two lanes, in order of
+/// non-increasing length, `keys` assigned for them): every lane's both chains over all its
+/// blocks, in calls of at most 4 register pairs (8 lanes, 8 ymm states, half the chain
+/// kernels' width as each lane is two chains), each call running its lanes to their own ends
+/// ([`vaes::cfb_mac_lanes`]): no windows of equal progress, so no call per distinct length.
+/// (Calls of five or six pairs, 10 or 12 ymm states, measured no faster: CLOC at 4096-byte
+/// messages, batch 48, Zen 3, three runs of P = 8, 10, 12 and 16 side by side, 0.351-0.465
+/// TSC cycles/byte with one call of 5 or 6 pairs against 0.363-0.444 with calls of 4: as for
+/// the chain kernel, past 8 states the kernel is bound by its instruction throughput.)
+fn cfb_mac_group_vaes(
+    _vaes: VaesToken,
+    keys: &GroupKeys,
+    lanes: &mut [ChainLane<'_>],
+    macs: &mut [Block],
+) {
+    assert_eq!(lanes.len(), macs.len());
+    assert!(lanes.len() > 1);
+    // The kernel's contract: sorted lanes (a lane's blocks lie inside its buffers by
+    // `ChainLane`'s invariant) of one round count.
+    assert!(lanes.windows(2).all(|w| w[0].blocks >= w[1].blocks));
+    debug_assert!(lanes.iter().all(|l| l.key.rounds == lanes[0].key.rounds));
+    let per_call = regs_per_call(lanes.len(), MAX_KERNEL_REGISTERS / 2, 2);
+    let shared = keys.shared();
+    let mut first = 0;
+    for (chunk, chunk_macs) in lanes
+        .chunks_mut(2 * per_call)
+        .zip(macs.chunks_mut(2 * per_call))
+    {
+        let rows = keys.rows_from(first);
+        first += per_call;
+        macro_rules! call {
+            ($($n:literal)*) => {
+                match chunk.len().div_ceil(2) {
+                    $($n => {
+                        assert!(rows.len() >= if shared { 1 } else { $n });
+                        // SAFETY: the token `_vaes` proves AVX2 and VAES; the chunk has 2n - 1
+                        // or 2n lanes and as many MAC states, in order of non-increasing length
+                        // (a sub-slice of sorted lanes, checked above), each with its blocks
+                        // inside its buffers and one round count (checked by the caller);
+                        // `rows` are this chunk's registers' rows of the group (chunks start
+                        // on register boundaries), or the shared row.
+                        unsafe {
+                            if shared {
+                                vaes::cfb_mac_lanes::<$n, true>(chunk, chunk_macs, rows)
+                            } else {
+                                vaes::cfb_mac_lanes::<$n, false>(chunk, chunk_macs, rows)
+                            }
+                        }
+                    })*
+                    _ => unreachable!("chunks of 1..=MAX_KERNEL_REGISTERS / 2 register pairs"),
+                }
+            };
+        }
+        call!(1 2 3 4);
+    }
+}
+
+/// One window of [`run_cfb_mac_then`] on xmm (also a one-lane group on ymm, and the single
+/// path's message): `lanes` advance `count` blocks from block `start`, in calls of at most 6
+/// lanes (12 xmm states, half the chain kernel's width as each lane is two chains).
 fn cfb_mac_window(
     k: Kernels,
-    keys: &GroupKeys,
     lanes: &mut [ChainLane<'_>],
     macs: &mut [Block],
     start: usize,
@@ -367,43 +413,6 @@ fn cfb_mac_window(
     check_window(lanes, start, count);
     assert_eq!(lanes.len(), macs.len());
     if count == 0 || lanes.is_empty() {
-        return;
-    }
-    if let (Kernels::Vaes256(_vaes), 2..) = (k, lanes.len()) {
-        let per_call = regs_per_call(lanes.len(), MAX_KERNEL_REGISTERS / 2, 2);
-        let shared = keys.shared();
-        let mut first = 0;
-        for (chunk, chunk_macs) in lanes
-            .chunks_mut(2 * per_call)
-            .zip(macs.chunks_mut(2 * per_call))
-        {
-            let rows = keys.rows_from(first);
-            first += per_call;
-            macro_rules! call {
-                ($($n:literal)*) => {
-                    match chunk.len().div_ceil(2) {
-                        $($n => {
-                            assert!(rows.len() >= if shared { 1 } else { $n });
-                            // SAFETY: the token `_vaes` proves AVX2 and VAES; the chunk has
-                            // 2n - 1 or 2n lanes and as many MAC states, each lane with start +
-                            // count blocks (checked above) and one round count (checked by the
-                            // caller); `rows` are this chunk's registers' rows of the group
-                            // (windows are prefixes of the group and chunks start on register
-                            // boundaries), or the shared row.
-                            unsafe {
-                                if shared {
-                                    vaes::cfb_mac_window::<$n, true>(chunk, chunk_macs, rows, start, count)
-                                } else {
-                                    vaes::cfb_mac_window::<$n, false>(chunk, chunk_macs, rows, start, count)
-                                }
-                            }
-                        })*
-                        _ => unreachable!("chunks of 1..=MAX_KERNEL_REGISTERS / 2 register pairs"),
-                    }
-                };
-            }
-            call!(1 2 3 4);
-        }
         return;
     }
     // The proof that the CPU has AES-NI, which every backend's kernels imply.
