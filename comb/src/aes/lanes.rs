@@ -25,7 +25,7 @@ use crate::block::{Block, IoPtrs};
 /// window, while the written output stays as above. A lane's initial `chain` is used as is.
 /// Only with `CHAIN_IS_DATA`: CLOC's and SILC's CFB decryption keystream, `K_{i+1} =
 /// E(fix1(C_i))` (their encryption, whose chain also feeds a MAC, has its own kernels,
-/// `cfb_mac_window`).
+/// `cfb_mac_window` on xmm, `cfb_mac_lanes` on ymm).
 ///
 /// Both default to `false`, the plain rules above.
 pub(crate) trait ChainRule {
