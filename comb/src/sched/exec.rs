@@ -4,10 +4,11 @@
 //! ymm kernel instead runs each group's lanes to their own ends, see [`run_cfb_mac_then`]).
 
 use super::plan::{group_windows, order_by_decreasing_length};
-use crate::aes::vaes::{self, GroupKeys};
+use crate::aes::vaes::{self, GroupKeys, PairKey};
 use crate::aes::{ni, ChainLane, ChainRule, Kernels, Lanes};
 use crate::block::{Block, SecretBlocks};
 use crate::cpu::{NiToken, VaesToken};
+use core::ops::Range;
 
 /// How the blocks of a set of messages are scheduled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -166,6 +167,23 @@ fn regs_per_call(n: usize, max: usize, per_reg: usize) -> usize {
     regs.div_ceil(regs.div_ceil(max))
 }
 
+/// The ymm kernel calls for `n` lanes (a prefix of the group `keys` was assigned for) in calls
+/// of at most `max` registers of two lanes: each call's lanes, cut as [`regs_per_call`] cuts
+/// them (on register boundaries, so each call's lanes keep their pairs), and its key rows (its
+/// registers' own, or the shared row).
+fn ymm_calls<'k>(
+    n: usize,
+    max: usize,
+    keys: &'k GroupKeys<'_>,
+) -> impl Iterator<Item = (Range<usize>, &'k [PairKey])> + 'k {
+    let per_call = regs_per_call(n, max, 2);
+    let lanes = 2 * per_call;
+    (0..n.div_ceil(lanes)).map(move |c| {
+        let call = lanes * c..(lanes * (c + 1)).min(n);
+        (call, keys.rows_from(per_call * c))
+    })
+}
+
 /// The kernel's contract, checked once per window (lanes, not blocks): no lane is asked for
 /// blocks it does not have. Lanes run in lockstep, so they need one round count (run_chain
 /// partitions by key size); a mismatch would give wrong output, not an out-of-bounds access
@@ -234,12 +252,9 @@ fn run_window_vaes<R: ChainRule>(
     if count == 0 || lanes.is_empty() {
         return;
     }
-    let per_call = regs_per_call(lanes.len(), MAX_KERNEL_REGISTERS, 2);
     let shared = keys.shared();
-    let mut first = 0;
-    for chunk in lanes.chunks_mut(2 * per_call) {
-        let rows = keys.rows_from(first);
-        first += per_call;
+    for (span, rows) in ymm_calls(lanes.len(), MAX_KERNEL_REGISTERS, keys) {
+        let chunk = &mut lanes[span];
         macro_rules! call {
             ($($n:literal)*) => {
                 match chunk.len().div_ceil(2) {
@@ -364,15 +379,9 @@ fn cfb_mac_group_vaes(
     // `ChainLane`'s invariant) of one round count.
     assert!(lanes.windows(2).all(|w| w[0].blocks >= w[1].blocks));
     debug_assert!(lanes.iter().all(|l| l.key.rounds == lanes[0].key.rounds));
-    let per_call = regs_per_call(lanes.len(), MAX_KERNEL_REGISTERS / 2, 2);
     let shared = keys.shared();
-    let mut first = 0;
-    for (chunk, chunk_macs) in lanes
-        .chunks_mut(2 * per_call)
-        .zip(macs.chunks_mut(2 * per_call))
-    {
-        let rows = keys.rows_from(first);
-        first += per_call;
+    for (span, rows) in ymm_calls(lanes.len(), MAX_KERNEL_REGISTERS / 2, keys) {
+        let (chunk, chunk_macs) = (&mut lanes[span.clone()], &mut macs[span]);
         macro_rules! call {
             ($($n:literal)*) => {
                 match chunk.len().div_ceil(2) {
