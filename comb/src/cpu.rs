@@ -186,19 +186,21 @@ impl VaesToken {
     }
 }
 
-/// Proof that AVX-512F and AVX-512BW exist beside everything [`VaesToken`] proves: VAES then
-/// runs on zmm registers (four blocks per instruction), and byte-masked loads and stores cover
-/// a message's last bytes. Not a backend of its own: kernels that measured faster on zmm pick
+/// Proof that AVX-512F, AVX-512VL and AVX-512BW exist beside everything [`VaesToken`] proves:
+/// VAES then runs on zmm registers (four blocks per instruction), byte-masked loads and stores
+/// cover a message's last bytes, and ymm code has 32 registers (EVEX encoding). Not a backend of its own: kernels that measured faster on zmm pick
 /// it inside `Vaes256` (see `aes::vaes::wide::ctr`, `modes::ocb3`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct VaesZmmToken(VaesToken);
 
 impl VaesZmmToken {
-    /// Some token iff the CPU, which has what `vaes` proves, also has AVX-512F and AVX-512BW.
-    /// Two cached detections: a few loads, cheap beside a message's CTR.
+    /// Some token iff the CPU, which has what `vaes` proves, also has AVX-512F, AVX-512VL and
+    /// AVX-512BW (every AVX-512 CPU with VAES has all three). Cached detections: a few loads,
+    /// cheap beside a message's CTR.
     pub(crate) fn with(vaes: VaesToken) -> Option<VaesZmmToken> {
-        let ok =
-            std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw");
+        let ok = std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512bw");
         ok.then_some(VaesZmmToken(vaes))
     }
 }

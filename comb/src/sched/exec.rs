@@ -7,7 +7,7 @@ use super::plan::{group_windows, order_by_decreasing_length};
 use crate::aes::vaes::{self, GroupKeys, PairKey};
 use crate::aes::{ni, ChainLane, ChainRule, Kernels, Lanes};
 use crate::block::{Block, SecretBlocks};
-use crate::cpu::{NiToken, VaesToken};
+use crate::cpu::{NiToken, VaesToken, VaesZmmToken};
 use core::ops::Range;
 
 /// How the blocks of a set of messages are scheduled.
@@ -308,6 +308,10 @@ pub(crate) fn run_cfb_mac_then<'a>(
             let mut group = Lanes(Vec::with_capacity(p));
             let mut group_macs = SecretBlocks(Vec::with_capacity(p));
             let mut keys = GroupKeys::default();
+            let vl = match k {
+                Kernels::Vaes256(t) => VaesZmmToken::with(t),
+                Kernels::Ni(_) => None,
+            };
             for members in order.groups(p) {
                 group.clear();
                 group.extend(members.iter().map(|&m| lanes[m]));
@@ -318,7 +322,7 @@ pub(crate) fn run_cfb_mac_then<'a>(
                 }
                 match k {
                     Kernels::Vaes256(t) if members.len() > 1 => {
-                        cfb_mac_group_vaes(t, &keys, &mut group, &mut group_macs);
+                        cfb_mac_group_vaes(t, vl, &keys, &mut group, &mut group_macs);
                     }
                     _ => {
                         let mut done_blocks = 0;
@@ -360,15 +364,18 @@ pub(crate) fn run_cfb_mac_then<'a>(
 
 /// One comb group of [`run_cfb_mac_then`] on ymm (at least two lanes, in order of
 /// non-increasing length, `keys` assigned for them): every lane's both chains over all its
-/// blocks, in calls of at most 4 register pairs (8 lanes, 8 ymm states, half the chain
-/// kernels' width as each lane is two chains), each call running its lanes to their own ends
-/// ([`vaes::cfb_mac_lanes`]): no windows of equal progress, so no call per distinct length.
-/// (Calls of five or six pairs, 10 or 12 ymm states, measured no faster: CLOC at 4096-byte
-/// messages, batch 48, Zen 3, three runs of P = 8, 10, 12 and 16 side by side, 0.351-0.465
-/// TSC cycles/byte with one call of 5 or 6 pairs against 0.363-0.444 with calls of 4: as for
-/// the chain kernel, past 8 states the kernel is bound by its instruction throughput.)
+/// blocks, each kernel call running its lanes to their own ends ([`vaes::cfb_mac_lanes`]): no
+/// windows of equal progress, so no call per distinct length. Calls of at most
+/// [`vaes::CFB_MAC_REGISTERS`] register pairs (8 lanes, 8 ymm states, half the chain kernels'
+/// width as each lane is two chains), or with AVX-512VL (`vl`, the token of a CPU that has it)
+/// [`vaes::CFB_MAC_REGISTERS_VL`] (16 lanes in 32 ymm registers).
+/// (Without AVX-512VL, calls of five or six pairs, 10 or 12 ymm states, measured no faster:
+/// CLOC at 4096-byte messages, batch 48, Zen 3, three runs of P = 8, 10, 12 and 16 side by side,
+/// 0.351-0.465 TSC cycles/byte with one call of 5 or 6 pairs against 0.363-0.444 with calls of
+/// 4: as for the chain kernel, past 8 states the kernel is bound by its instruction throughput.)
 fn cfb_mac_group_vaes(
     _vaes: VaesToken,
+    vl: Option<VaesZmmToken>,
     keys: &GroupKeys,
     lanes: &mut [ChainLane<'_>],
     macs: &mut [Block],
@@ -380,32 +387,27 @@ fn cfb_mac_group_vaes(
     assert!(lanes.windows(2).all(|w| w[0].blocks >= w[1].blocks));
     debug_assert!(lanes.iter().all(|l| l.key.rounds == lanes[0].key.rounds));
     let shared = keys.shared();
-    for (span, rows) in ymm_calls(lanes.len(), MAX_KERNEL_REGISTERS / 2, keys) {
+    let max = match vl {
+        Some(_) => vaes::CFB_MAC_REGISTERS_VL,
+        None => vaes::CFB_MAC_REGISTERS,
+    };
+    for (span, rows) in ymm_calls(lanes.len(), max, keys) {
         let (chunk, chunk_macs) = (&mut lanes[span.clone()], &mut macs[span]);
-        macro_rules! call {
-            ($($n:literal)*) => {
-                match chunk.len().div_ceil(2) {
-                    $($n => {
-                        assert!(rows.len() >= if shared { 1 } else { $n });
-                        // SAFETY: the token `_vaes` proves AVX2 and VAES; the chunk has 2n - 1
-                        // or 2n lanes and as many MAC states, in order of non-increasing length
-                        // (a sub-slice of sorted lanes, checked above), each with its blocks
-                        // inside its buffers and one round count (checked by the caller);
-                        // `rows` are this chunk's registers' rows of the group (chunks start
-                        // on register boundaries), or the shared row.
-                        unsafe {
-                            if shared {
-                                vaes::cfb_mac_lanes::<$n, true>(chunk, chunk_macs, rows)
-                            } else {
-                                vaes::cfb_mac_lanes::<$n, false>(chunk, chunk_macs, rows)
-                            }
-                        }
-                    })*
-                    _ => unreachable!("chunks of 1..=MAX_KERNEL_REGISTERS / 2 register pairs"),
-                }
-            };
+        assert!(rows.len() >= if shared { 1 } else { chunk.len().div_ceil(2) });
+        // SAFETY: the token `_vaes` proves AVX2 and VAES, `vl` AVX-512F and AVX-512VL beside
+        // them; the chunk has at most `2 * max` lanes (`ymm_calls`) and as many MAC states, in
+        // order of non-increasing length (a sub-slice of sorted lanes, checked above), each
+        // with its blocks inside its buffers and one round count (checked by the caller);
+        // `rows` are this chunk's registers' rows of the group (chunks start on register
+        // boundaries), or the shared row.
+        unsafe {
+            match (vl, shared) {
+                (Some(_), true) => vaes::cfb_mac_lanes_vl::<true>(chunk, chunk_macs, rows),
+                (Some(_), false) => vaes::cfb_mac_lanes_vl::<false>(chunk, chunk_macs, rows),
+                (None, true) => vaes::cfb_mac_lanes::<true>(chunk, chunk_macs, rows),
+                (None, false) => vaes::cfb_mac_lanes::<false>(chunk, chunk_macs, rows),
+            }
         }
-        call!(1 2 3 4);
     }
 }
 
@@ -664,19 +666,47 @@ mod tests {
         }
     }
 
+    /// The CFB+MAC definition block by block for lane `j` of `case` under `key`, from MAC
+    /// state `y`: `K = E(X)`, `T = E(Y)`, `C_i = M_i ^ K` written, `X = fix1(C_i)`, `Y = T ^
+    /// C_i`, from `X = IV`. Returns the output and the final `X` and `Y`.
+    fn cfb_mac_by_definition(
+        case: &Fix1Case,
+        j: usize,
+        key: &AesKey,
+        mut y: Block,
+    ) -> (Vec<u8>, Block, Block) {
+        let mut x = case.ivs[j];
+        let mut want = Vec::new();
+        for m in case.input[j].chunks_exact(16) {
+            key.encrypt_block(&mut x);
+            key.encrypt_block(&mut y);
+            let c: Vec<u8> = x.iter().zip(m).map(|(a, b)| a ^ b).collect();
+            want.extend_from_slice(&c);
+            for i in 0..16 {
+                y[i] ^= c[i];
+            }
+            x.copy_from_slice(&c);
+            x[0] |= 0x80;
+        }
+        (want, x, y)
+    }
+
+    /// MAC IVs for the CFB+MAC tests.
+    fn mac_ivs(n: usize) -> Vec<Block> {
+        (0..n)
+            .map(|j| bytes(600 + j as u64, 16).try_into().unwrap())
+            .collect()
+    }
+
     /// CLOC's and SILC's encryption kernels through [`run_cfb_mac_then`] against their
-    /// definition block by block: `K = E(X)`, `T = E(Y)`, `C_i = M_i ^ K` written, `X =
-    /// fix1(C_i)`, `Y = T ^ C_i`, from `X = IV` and `Y` = a second IV; the final `X` and `Y`
-    /// left in the lane and its MAC state. Per-lane and shared keys of each size, and `done`
-    /// called once for every lane.
+    /// definition ([`cfb_mac_by_definition`]), the final `X` and `Y` left in the lane and its
+    /// MAC state. Per-lane and shared keys of each size, and `done` called once for every lane.
     #[test]
     fn cfb_mac_matches_its_definition() {
         for klen in [16, 24, 32] {
             let case = Fix1Case::new(&[klen]);
             let n = case.ivs.len();
-            let mac_ivs: Vec<Block> = (0..n)
-                .map(|j| bytes(600 + j as u64, 16).try_into().unwrap())
-                .collect();
+            let mac_ivs = mac_ivs(n);
             for (k, path) in test_paths() {
                 for shared in [false, true] {
                     let what = format!("{k:?} {path:?} klen {klen} shared {shared}");
@@ -692,22 +722,49 @@ mod tests {
                     drop(lanes);
                     for j in 0..n {
                         let key = case.key(if shared { 0 } else { j });
-                        let (mut x, mut y) = (case.ivs[j], mac_ivs[j]);
-                        let mut want = Vec::new();
-                        for m in case.input[j].chunks_exact(16) {
-                            key.encrypt_block(&mut x);
-                            key.encrypt_block(&mut y);
-                            let c: Vec<u8> = x.iter().zip(m).map(|(a, b)| a ^ b).collect();
-                            want.extend_from_slice(&c);
-                            for i in 0..16 {
-                                y[i] ^= c[i];
-                            }
-                            x.copy_from_slice(&c);
-                            x[0] |= 0x80;
-                        }
+                        let (want, x, y) = cfb_mac_by_definition(&case, j, key, mac_ivs[j]);
                         assert_eq!(out[j], want, "{what}: lane {j}");
                         assert_eq!(chains[j], x, "{what}: lane {j} chain");
                         assert_eq!(macs[j], y, "{what}: lane {j} MAC");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Both ymm CFB+MAC kernels (AVX2's calls of 8 lanes and, where the CPU has AVX-512VL,
+    /// calls of 16) on groups of every size 2..=19 of sorted lanes of 0..=12 blocks (so
+    /// registers leave the steps one by one, high lanes end before low ones, and groups past a
+    /// call's width split), per-lane and shared keys, against the definition.
+    #[test]
+    fn cfb_mac_groups_match_their_definition_on_both_ymm_kernels() {
+        let Some(t) = VaesToken::get() else {
+            return;
+        };
+        let case = Fix1Case::new(&[16]);
+        let mut order: Vec<usize> = (0..case.ivs.len()).collect();
+        order.sort_by_key(|&j| core::cmp::Reverse(case.blocks[j]));
+        let ivs = mac_ivs(case.ivs.len());
+        let kernels = [None].into_iter().chain(VaesZmmToken::with(t).map(Some));
+        for vl in kernels {
+            for n in 2..=order.len() {
+                for shared in [false, true] {
+                    let what = format!("vl {} n {n} shared {shared}", vl.is_some());
+                    let mut out = case.outputs();
+                    let all = case.lanes(&mut out, shared);
+                    let mut group = Lanes(order[..n].iter().map(|&j| all[j]).collect());
+                    let mut macs: Vec<Block> = order[..n].iter().map(|&j| ivs[j]).collect();
+                    let mut keys = GroupKeys::default();
+                    keys.assign(group.iter().map(|l| l.key));
+                    cfb_mac_group_vaes(t, vl, &keys, &mut group, &mut macs);
+                    let chains: Vec<Block> = group.iter().map(|l| l.chain).collect();
+                    drop((keys, group, all));
+                    for (g, &j) in order[..n].iter().enumerate() {
+                        let key = case.key(if shared { 0 } else { j });
+                        let (want, x, y) = cfb_mac_by_definition(&case, j, key, ivs[j]);
+                        assert_eq!(out[j], want, "{what}: lane {j}");
+                        assert_eq!(chains[g], x, "{what}: lane {j} chain");
+                        assert_eq!(macs[g], y, "{what}: lane {j} MAC");
                     }
                 }
             }

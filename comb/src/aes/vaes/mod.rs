@@ -214,23 +214,20 @@ struct Pair<'a> {
     lo: IoPtrs<'a>,
     hi: IoPtrs<'a>,
     hi_live: bool,
-    /// Whether the low lane is real ([`cfb_mac_lanes`] turns ended registers into shadows;
-    /// the window kernels' registers are always live).
-    lo_live: bool,
 }
 
 impl<'a> Pair<'a> {
-    /// Registers `0..N` of a window of `2N - 1` or `2N` lanes: lanes `2r` and `2r + 1`, an
-    /// odd count's last register a shadow of its low lane.
+    /// Registers `0..N` of `lanes` (at least one): lanes `2r` and `2r + 1`, an odd count's
+    /// last register a shadow of its low lane. (Registers past the lanes, which the CFB+MAC
+    /// kernels' fixed arrays have and never run, read the last lane.)
     // Always inlined: as a call it returned the array through memory (4.6% of CFB's samples).
     #[inline(always)]
     fn of_lanes<const N: usize>(lanes: &[ChainLane<'a>]) -> [Pair<'a>; N] {
         let n = lanes.len();
         core::array::from_fn(|r| Pair {
-            lo: lanes[2 * r].io,
+            lo: lanes[(2 * r).min(n - 1)].io,
             hi: lanes[(2 * r + 1).min(n - 1)].io,
             hi_live: 2 * r + 1 < n,
-            lo_live: true,
         })
     }
 
@@ -241,18 +238,6 @@ impl<'a> Pair<'a> {
             hi: self.lo,
             hi_live: false,
             ..self
-        }
-    }
-
-    /// A register whose lanes have both ended: both halves read `io` (a live lane's), and
-    /// nothing is stored.
-    #[inline(always)]
-    fn shadow_of(io: IoPtrs<'a>) -> Pair<'a> {
-        Pair {
-            lo: io,
-            hi: io,
-            hi_live: false,
-            lo_live: false,
         }
     }
 
@@ -269,9 +254,8 @@ impl<'a> Pair<'a> {
         }
     }
 
-    /// Writes block `i` of the low lane, and of the high lane if it is real (nothing for a
-    /// register of shadows). Caller guarantees `16 * (i + 1)` is within both outputs and the
-    /// outputs are non-null.
+    /// Writes block `i` of the low lane, and of the high lane if it is real. Caller guarantees
+    /// `16 * (i + 1)` is within both outputs and the outputs are non-null.
     ///
     /// The high half's store (`vextracti128` to memory) is a real cost of the chain kernel:
     /// with it left out (a wrong-output experiment) CBC at 2048 B ran 13% faster on Zen 3
@@ -291,7 +275,7 @@ impl<'a> Pair<'a> {
                     self.lo.dst.add(BLOCK * i).cast(),
                     v,
                 );
-            } else if self.lo_live {
+            } else {
                 _mm_storeu_si128(self.lo.dst.add(BLOCK * i).cast(), _mm256_castsi256_si128(v));
             }
         }
@@ -502,148 +486,230 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     }
 }
 
-/// The ymm counterpart of [`super::ni::cfb_mac_window`] (CLOC's and SILC's encryption, the CFB
-/// chain and the MAC over its ciphertext of every lane): lanes `2r` and `2r + 1` share
-/// register pair `r`, one register for their CFB chains and one for their MAC chains, both
-/// under the pair's key rows. `N` pairs keep `4N` independent blocks in flight.
-///
-/// Unlike [`chain_window`], the lanes need not be equally long: every lane runs from block 0
-/// to its own end (`blocks`), its final chain and MAC state written as it ends, inside this
-/// one call. A lane that has ended becomes a shadow (computed, never stored): a high lane of
-/// its register's low lane, a whole register of lane 0 (the longest, so live to the call's
-/// end). A shadow still takes its share of each step; what the call saves is a kernel call
-/// (the states in and out, the dispatch) at every distinct length, which windows of equal
-/// progress make.
-///
-/// Measured on Zen 3 against windows (the comb engine, alternated builds, TSC cycles/byte).
-/// What the windows cost first: the realistic mix with each group's 16 lengths set to their
-/// mean (the same bytes, one window per group) ran CLOC at 0.925-0.937 against 1.06-1.08 (two
-/// pairs; ECB 0.347-0.352 against 0.354-0.365), about 12% for the windows and unequal tails.
-/// These calls take back about a third of it. On the realistic mix, over twelve pairs of runs
-/// (31 samples each), CLOC's time over ECB's in the same run: median 2.95 -> 2.82, lower in 10
-/// of the 12 pairs (SILC 2.92 -> 2.81, 10 of 12), CLOC's median 1.034 -> 0.992; in two earlier
-/// series 2.93 -> 2.86 (eight pairs) and 2.92-2.95 -> 2.66-2.79 (four); as committed 2.85 ->
-/// 2.74, lower in 7 of 8 pairs (CBC, whose kernel shares [`Pair::store`], 1.60 -> 1.58 over
-/// ECB). At 1456 bytes, where every window is whole: CLOC 0.596 -> 0.586, SILC 0.596 -> 0.566
-/// (medians of six pairs; ECB, whose code did not change, 0.234 -> 0.221 in the same runs: code
-/// layout moves these by a few percent either way).
-///
-/// # Safety
-/// `lanes.len() == macs.len()` is `2N - 1` or `2N`; lanes are in order of non-increasing
-/// `blocks` (each lane's blocks inside its input and output, as [`ChainLane`] promises); every
-/// lane's key has the same number of rounds as `lanes[0]`'s; `keys` holds the rows of these
-/// registers (`keys[r]` for lanes `2r`, `2r + 1`), or with `SHARED` one row whose key every
-/// lane uses.
-#[target_feature(enable = "avx2,vaes,aes")]
-pub(crate) unsafe fn cfb_mac_lanes<const N: usize, const SHARED: bool>(
-    lanes: &mut [ChainLane<'_>],
-    macs: &mut [Block],
-    keys: &[PairKey],
-) {
-    let n = lanes.len();
-    debug_assert!((n == 2 * N || n + 1 == 2 * N) && macs.len() == n);
-    debug_assert!(keys.len() >= if SHARED { 1 } else { N });
-    debug_assert!(lanes.windows(2).all(|w| w[0].blocks >= w[1].blocks));
-    let rounds = lanes[0].key.rounds.min(14);
-    let mut pairs: [Pair<'_>; N] = Pair::of_lanes(lanes);
-    let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
-    // Register r's two lanes' values (the shadow high half of an odd last register copies
-    // its low lane), whitened.
-    let hi_of = |r: usize| (2 * r + 1).min(n - 1);
-    let mut a: [__m256i; N] = core::array::from_fn(|r| {
-        let v = load_pair(&lanes[2 * r].chain, &lanes[hi_of(r)].chain);
-        _mm256_xor_si256(v, key(r).row(0))
-    });
-    let mut b: [__m256i; N] = core::array::from_fn(|r| {
-        _mm256_xor_si256(load_pair(&macs[2 * r], &macs[hi_of(r)]), key(r).row(0))
-    });
+/// Registers (lane pairs) of one [`cfb_mac_lanes`] call: 8 ymm states (a CFB and a MAC state
+/// per register), what AVX2's 16 ymm registers hold beside the round keys and data.
+pub(crate) const CFB_MAC_REGISTERS: usize = 4;
 
-    // Lanes `0..live` have blocks left; the ended ones are a suffix (non-increasing lengths).
-    let mut live = n;
-    let mut i = 0;
-    loop {
-        // The lanes that end here: their states out, their halves shadows from now on.
-        while live > 0 && lanes[live - 1].blocks <= i {
-            live -= 1;
-            let (r, high) = (live / 2, live % 2 == 1);
-            let k0 = key(r).row(0);
-            let (chain, mac) = (_mm256_xor_si256(a[r], k0), _mm256_xor_si256(b[r], k0));
-            let (chain, mac) = if high {
-                (
-                    _mm256_extracti128_si256::<1>(chain),
-                    _mm256_extracti128_si256::<1>(mac),
-                )
-            } else {
-                (_mm256_castsi256_si128(chain), _mm256_castsi256_si128(mac))
-            };
-            // SAFETY: each is 16 writable bytes.
-            unsafe {
-                _mm_storeu_si128(lanes[live].chain.as_mut_ptr().cast(), chain);
-                _mm_storeu_si128(macs[live].as_mut_ptr().cast(), mac);
-            }
-            pairs[r] = if high {
-                pairs[r].without_hi()
-            } else {
-                Pair::shadow_of(lanes[0].io)
-            };
+/// Registers of one [`cfb_mac_lanes_vl`] call: 16 lanes, 16 ymm states, which AVX-512VL's 32
+/// ymm registers hold. Intel AVX-512 VM (Rocket Lake), CLOC, comb engine, P = 16, alternated
+/// builds, CLOC's time over ECB's in the same run: at 4096 bytes 2.54-2.58 -> 2.14-2.22 and at
+/// 1456 bytes 2.60-2.65 -> 2.33-2.37 against two calls of [`CFB_MAC_REGISTERS`] (three pairs
+/// each); the same 8-register calls compiled for AVX2 alone spill and ran at 3.01-3.25.
+pub(crate) const CFB_MAC_REGISTERS_VL: usize = 8;
+
+/// Widest register array of the CFB+MAC kernels (the larger of the two limits above).
+const CFB_MAC_ARRAY: usize = 8;
+
+/// `by_width!(w, max; K => expr)`: `expr` with the constant `K` equal to the run-time `w`, for
+/// `w` in `1..=max` (`max <= 8`): how a kernel picks the instantiation for its live width.
+macro_rules! by_width {
+    ($w:expr, $max:expr; $k:ident => $e:expr) => {
+        by_width!(@arms $w, $max; $k => $e; 1 2 3 4 5 6 7 8)
+    };
+    (@arms $w:expr, $max:expr; $k:ident => $e:expr; $($n:literal)*) => {
+        match $w {
+            $($n if $n <= $max => {
+                const $k: usize = $n;
+                $e
+            })*
+            _ => unreachable!("widths 1..=max"),
         }
-        if live == 0 {
-            break;
-        }
-        let end = lanes[live - 1].blocks;
-        // SAFETY: every live lane has blocks up to `end`, and lane 0, which every dead
-        // register reads, is live; a shadow half reads a live lane's blocks and is never
-        // stored.
-        unsafe { cfb_mac_steps::<N, SHARED>(&pairs, keys, rounds, &mut a, &mut b, i, end) };
-        i = end;
-    }
+    };
 }
 
-/// Steps `from..to` of [`cfb_mac_lanes`] on its registers' states `a` (CFB) and `b` (MAC),
-/// whitened: each step loads every register's message blocks, runs both chains' rounds and
-/// stores the ciphertext of the live lanes.
-///
-/// # Safety
-/// AVX2 and VAES; blocks `from..to` lie inside every register's inputs and, for the lanes
-/// it stores, outputs; `keys` as in [`cfb_mac_lanes`].
-#[inline]
-#[target_feature(enable = "avx2,vaes,aes")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn cfb_mac_steps<const N: usize, const SHARED: bool>(
-    pairs: &[Pair<'_>; N],
-    keys: &[PairKey],
-    rounds: usize,
-    a: &mut [__m256i; N],
-    b: &mut [__m256i; N],
-    from: usize,
-    to: usize,
-) {
-    let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
-    let fix = fix1_bits();
-    let fix_k0: [__m256i; N] = core::array::from_fn(|r| _mm256_and_si256(key(r).row(0), fix));
-    for i in from..to {
-        // Opaque to the optimiser, as in `chain_window`: one index register for all lanes.
-        let i = core::hint::black_box(i);
-        // The message blocks, loaded before this step's stores (see `chain_window`).
-        // SAFETY (loads and stores): the caller's guarantee.
-        let ps: [__m256i; N] = core::array::from_fn(|r| unsafe { pairs[r].load(i) });
-        for rd in 1..rounds {
-            for r in 0..N {
-                let k = key(r).row(rd);
-                a[r] = _mm256_aesenc_epi128(a[r], k);
-                b[r] = _mm256_aesenc_epi128(b[r], k);
+/// The first `K` entries of a kernel's register array.
+#[inline(always)]
+fn head<T, const K: usize>(x: &mut [T; CFB_MAC_ARRAY]) -> &mut [T; K] {
+    x.first_chunk_mut::<K>().expect("K <= CFB_MAC_ARRAY")
+}
+
+/// Defines a CFB+MAC kernel (see [`cfb_mac_lanes`]) compiled for `$features`, running at most
+/// `$max` registers: one body for the AVX2 kernel and the AVX-512VL one, whose only
+/// difference is the register file the compiler may use.
+macro_rules! cfb_mac_kernel {
+    ($(#[$attr:meta])* $name:ident, $features:literal, $max:expr) => {
+        $(#[$attr])*
+        #[target_feature(enable = $features)]
+        pub(crate) unsafe fn $name<const SHARED: bool>(
+            lanes: &mut [ChainLane<'_>],
+            macs: &mut [Block],
+            keys: &[PairKey],
+        ) {
+            /// Steps `from..to` on registers `0..K` (their states `a`, CFB, and `b`, MAC,
+            /// whitened): each step loads every register's message blocks, runs both chains'
+            /// rounds and stores the ciphertext of the live lanes.
+            ///
+            /// # Safety
+            /// The kernel's features; blocks `from..to` lie inside every register's inputs
+            /// and, for the lanes it stores, outputs; `keys` as for the kernel.
+            #[inline]
+            #[target_feature(enable = $features)]
+            #[allow(clippy::too_many_arguments)]
+            unsafe fn steps<const K: usize, const SHARED: bool>(
+                pairs: &[Pair<'_>; K],
+                keys: &[PairKey],
+                rounds: usize,
+                a: &mut [__m256i; K],
+                b: &mut [__m256i; K],
+                from: usize,
+                to: usize,
+            ) {
+                let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
+                let fix = fix1_bits();
+                let fix_k0: [__m256i; K] =
+                    core::array::from_fn(|r| _mm256_and_si256(key(r).row(0), fix));
+                for i in from..to {
+                    // Opaque to the optimiser, as in `chain_window`: one index register for
+                    // all lanes.
+                    let i = core::hint::black_box(i);
+                    // The message blocks, loaded before this step's stores (see
+                    // `chain_window`). SAFETY (loads and stores): the caller's guarantee.
+                    let ps: [__m256i; K] = core::array::from_fn(|r| unsafe { pairs[r].load(i) });
+                    for rd in 1..rounds {
+                        for r in 0..K {
+                            let k = key(r).row(rd);
+                            a[r] = _mm256_aesenc_epi128(a[r], k);
+                            b[r] = _mm256_aesenc_epi128(b[r], k);
+                        }
+                    }
+                    for r in 0..K {
+                        let p = ps[r];
+                        let s = _mm256_aesenclast_epi128(
+                            a[r],
+                            _mm256_xor_si256(key(r).row(FOLD), p),
+                        );
+                        let t = _mm256_aesenclast_epi128(b[r], key(r).row(rounds));
+                        unsafe { pairs[r].store(i, _mm256_xor_si256(s, key(r).row(0))) };
+                        a[r] = _mm256_xor_si256(_mm256_or_si256(s, fix), fix_k0[r]);
+                        b[r] = _mm256_xor_si256(t, s);
+                    }
+                }
+            }
+
+            const MAX: usize = $max;
+            const { assert!(MAX <= CFB_MAC_ARRAY) };
+            let n = lanes.len();
+            debug_assert!((1..=2 * MAX).contains(&n) && macs.len() == n);
+            debug_assert!(keys.len() >= if SHARED { 1 } else { n.div_ceil(2) });
+            debug_assert!(lanes.windows(2).all(|w| w[0].blocks >= w[1].blocks));
+            let rounds = lanes[0].key.rounds.min(14);
+            let mut pairs: [Pair<'_>; CFB_MAC_ARRAY] = Pair::of_lanes(lanes);
+            let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
+            // Register r's two lanes' values (the shadow high half of an odd last register
+            // copies its low lane), whitened; registers past the lanes are never run.
+            let lane = |j: usize| j.min(n - 1);
+            let regs = n.div_ceil(2);
+            let state = |r: usize, of: &dyn Fn(usize) -> Block| {
+                if r < regs {
+                    let v = load_pair(&of(lane(2 * r)), &of(lane(2 * r + 1)));
+                    _mm256_xor_si256(v, key(r).row(0))
+                } else {
+                    _mm256_setzero_si256()
+                }
+            };
+            let mut a: [__m256i; CFB_MAC_ARRAY] =
+                core::array::from_fn(|r| state(r, &|j| lanes[j].chain));
+            let mut b: [__m256i; CFB_MAC_ARRAY] = core::array::from_fn(|r| state(r, &|j| macs[j]));
+
+            // Lanes `0..live` have blocks left; the ended ones are a suffix (non-increasing
+            // lengths), so the live registers are a prefix.
+            let mut live = n;
+            let mut i = 0;
+            loop {
+                // The lanes that end here: their states out. A high lane's half becomes a
+                // shadow of its low lane; a low lane takes its register out of the steps.
+                while live > 0 && lanes[live - 1].blocks <= i {
+                    live -= 1;
+                    let (r, high) = (live / 2, live % 2 == 1);
+                    let k0 = key(r).row(0);
+                    let (chain, mac) = (_mm256_xor_si256(a[r], k0), _mm256_xor_si256(b[r], k0));
+                    let (chain, mac) = if high {
+                        pairs[r] = pairs[r].without_hi();
+                        (
+                            _mm256_extracti128_si256::<1>(chain),
+                            _mm256_extracti128_si256::<1>(mac),
+                        )
+                    } else {
+                        (_mm256_castsi256_si128(chain), _mm256_castsi256_si128(mac))
+                    };
+                    // SAFETY: each is 16 writable bytes.
+                    unsafe {
+                        _mm_storeu_si128(lanes[live].chain.as_mut_ptr().cast(), chain);
+                        _mm_storeu_si128(macs[live].as_mut_ptr().cast(), mac);
+                    }
+                }
+                if live == 0 {
+                    break;
+                }
+                let end = lanes[live - 1].blocks;
+                // SAFETY: every live register's lanes (a shadow half reads its low lane, never
+                // stored) have blocks up to `end`; the kernel's features are this function's.
+                by_width!(live.div_ceil(2), MAX; K => unsafe {
+                    steps::<K, SHARED>(
+                        head(&mut pairs),
+                        keys,
+                        rounds,
+                        head(&mut a),
+                        head(&mut b),
+                        i,
+                        end,
+                    )
+                });
+                i = end;
             }
         }
-        for r in 0..N {
-            let p = ps[r];
-            let s = _mm256_aesenclast_epi128(a[r], _mm256_xor_si256(key(r).row(FOLD), p));
-            let t = _mm256_aesenclast_epi128(b[r], key(r).row(rounds));
-            unsafe { pairs[r].store(i, _mm256_xor_si256(s, key(r).row(0))) };
-            a[r] = _mm256_xor_si256(_mm256_or_si256(s, fix), fix_k0[r]);
-            b[r] = _mm256_xor_si256(t, s);
-        }
-    }
+    };
 }
+
+cfb_mac_kernel!(
+    /// The ymm counterpart of [`super::ni::cfb_mac_window`] (CLOC's and SILC's encryption, the
+    /// CFB chain and the MAC over its ciphertext of every lane), at most
+    /// [`CFB_MAC_REGISTERS`] registers: lanes `2r` and `2r + 1` share register pair `r`, one
+    /// register for their CFB chains and one for their MAC chains, both under the pair's key
+    /// rows. `N` pairs keep `4N` independent blocks in flight.
+    ///
+    /// Unlike [`chain_window`], the lanes need not be equally long: every lane runs from block
+    /// 0 to its own end (`blocks`), its final chain and MAC state written as it ends, inside
+    /// this one call. A high lane that has ended becomes a shadow of its register's low lane
+    /// (computed, never stored); a register whose lanes have both ended leaves the steps (the
+    /// live registers are a prefix: the call runs on with an instantiation one register
+    /// narrower). What the call saves is a kernel call (the states in and out, the dispatch)
+    /// at every distinct length, which windows of equal progress make.
+    ///
+    /// Measured on Zen 3 against windows (the comb engine, alternated builds, TSC cycles/byte),
+    /// when an ended register still ran as a shadow of lane 0. What the windows cost first:
+    /// the realistic mix with each group's 16 lengths set to their mean (the same bytes, one
+    /// window per group) ran CLOC at 0.925-0.937 against 1.06-1.08 (two pairs; ECB 0.347-0.352
+    /// against 0.354-0.365), about 12% for the windows and unequal tails. These calls take
+    /// back about a third of it. On the realistic mix, over twelve pairs of runs (31 samples
+    /// each), CLOC's time over ECB's in the same run: median 2.95 -> 2.82, lower in 10 of the
+    /// 12 pairs (SILC 2.92 -> 2.81, 10 of 12), CLOC's median 1.034 -> 0.992; as committed 2.85
+    /// -> 2.74, lower in 7 of 8 pairs. At 1456 bytes, where every window is whole: CLOC 0.596
+    /// -> 0.586, SILC 0.596 -> 0.566 (medians of six pairs; ECB, whose code did not change,
+    /// 0.234 -> 0.221 in the same runs: code layout moves these by a few percent either way).
+    ///
+    /// # Safety
+    /// AVX2 and VAES; `lanes.len() == macs.len()` is `1..=2 * CFB_MAC_REGISTERS`; lanes are in
+    /// order of non-increasing `blocks` (each lane's blocks inside its input and output, as
+    /// [`ChainLane`] promises); every lane's key has the same number of rounds as
+    /// `lanes[0]`'s; `keys` holds the rows of these registers (`keys[r]` for lanes `2r`, `2r +
+    /// 1`), or with `SHARED` one row whose key every lane uses.
+    cfb_mac_lanes,
+    "avx2,vaes,aes",
+    CFB_MAC_REGISTERS
+);
+
+cfb_mac_kernel!(
+    /// [`cfb_mac_lanes`] compiled with AVX-512VL, whose 32 ymm registers hold the states of
+    /// [`CFB_MAC_REGISTERS_VL`] registers (16 lanes) without spilling.
+    ///
+    /// # Safety
+    /// As [`cfb_mac_lanes`], with AVX-512F and AVX-512VL and up to `2 * CFB_MAC_REGISTERS_VL`
+    /// lanes.
+    cfb_mac_lanes_vl,
+    "avx2,vaes,aes,avx512f,avx512vl",
+    CFB_MAC_REGISTERS_VL
+);
 
 /// The bit `fix1` sets, in both lanes of a register.
 #[inline]
