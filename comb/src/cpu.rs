@@ -188,8 +188,9 @@ impl VaesToken {
 
 /// Proof that AVX-512F, AVX-512VL and AVX-512BW exist beside everything [`VaesToken`] proves:
 /// VAES then runs on zmm registers (four blocks per instruction), byte-masked loads and stores
-/// cover a message's last bytes, and ymm code has 32 registers (EVEX encoding). Not a backend of its own: kernels that measured faster on zmm pick
-/// it inside `Vaes256` (see `aes::vaes::wide::ctr`, `modes::ocb3`).
+/// cover a message's last bytes, and ymm code has 32 registers (EVEX encoding). Not a backend
+/// of its own: kernels that measured faster with it pick it inside `Vaes256` (see
+/// `aes::vaes::wide::ctr`, `modes::ocb3`, `sched::exec::run_cfb_mac`).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct VaesZmmToken(VaesToken);
 

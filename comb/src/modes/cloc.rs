@@ -28,18 +28,20 @@
 //! E(X_i)` and `T_{i-1} = E(Y_i)` are independent cipher calls, then `C_i = M_i ^ K_i`,
 //! `X_{i+1} = fix1(C_i)`, `Y_{i+1} = T_{i-1} ^ C_i` (`X_1 = V`, `Y_1 = mac_seed(V)`: the MAC
 //! lags one block, and its first call makes `T_0`). The CFB+MAC kernels
-//! ([`run_cfb_mac_then`]) run that step on every lane of a comb window with both chains in
+//! ([`run_cfb_mac`]) run that step on every lane of a comb group with both chains in
 //! registers, so 8 messages keep 16 blocks in flight (two lanes' CFB chains in one ymm
-//! register, their MAC chains in another):
+//! register, their MAC chains in another; 16 messages in AVX-512VL's 32 registers):
 //! 1. AD/nonce phase, batched step by step across jobs (step `s` of every job is one
 //!    independent block: one multi-key [`Kernels::encrypt_many`] call per step and 64 jobs;
 //!    the realistic mix has empty AD, one step), then `V`. When that phase is one step for
 //!    every job, encryption takes a shorter route through the same calls
 //!    ([`encrypt_batch_one_ad_step`]).
-//! 2. Both message chains over every whole block: one plan, windows of equal progress.
-//! 3. Per comb group, while its messages are in L1: the partial last blocks, one more step
-//!    on both chains (`K_m` and `T_{m-1}`, batched across the group's lanes) and the tail
-//!    bytes. Every lane then holds `T_{m-1} ^ C_m`.
+//! 2. Both message chains over every block: one plan; on xmm windows of equal progress, on
+//!    ymm each group's lanes run to their own ends.
+//! 3. The partial last blocks, one more step on both chains (`K_m` and `T_{m-1}`) and the
+//!    tail bytes: with AVX-512 inside the ymm kernel under byte masks, else per comb group,
+//!    while its messages are in L1, batched across the group's lanes. Every lane then holds
+//!    `T_{m-1} ^ C_m`.
 //! 4. Finalisation (the last block into the tag, one call per job, two dependent ones for
 //!    SILC) batched across all jobs with [`Kernels::encrypt_many`].
 //!
@@ -75,12 +77,11 @@ use core::marker::PhantomData;
 
 use crate::aes::{AesKey, ChainLane, ChainRule, Kernels, Lanes};
 use crate::block::{
-    load_short, pad10, store_short, tag_matches, truncate, wipe, xor, Block, IoPtrs, SecretBlocks,
-    BLOCK,
+    load_short, pad10, store_short, tag_matches, wipe, xor, Block, IoPtrs, SecretBlocks, BLOCK,
 };
 use crate::modes::cmac::CbcMac;
 use crate::modes::{finish_tag, keystream_tails, set_ok, Prepared, TagIo};
-use crate::sched::exec::{run_cfb_mac_then, run_chain, run_chain_then, Path};
+use crate::sched::exec::{run_cfb_mac, run_chain, run_chain_then, Path};
 use crate::sched::steps::{run_steps, StepLane};
 use crate::{Error, JobResult, Op};
 
@@ -359,7 +360,7 @@ fn encrypt_batch_one_ad_step<S: Scheme>(
             .map(|j| S::ad_input(&[0; BLOCK], j.ad, j.nonce, 0))
             .collect(),
     );
-    encrypt_in_chunks(k, &mut vs, jobs);
+    encrypt_in_chunks::<CHUNK>(k, &mut vs, jobs);
     for (v, j) in vs.iter_mut().zip(jobs.iter()) {
         let mut s = S::ad_output(v, j.ad, 0);
         *v = S::v(&s, j.ad, j.nonce);
@@ -379,30 +380,29 @@ fn encrypt_batch_one_ad_step<S: Scheme>(
             .collect(),
     );
     let mut macs = SecretBlocks(vs.iter().map(S::mac_seed).collect());
-    run_cfb_mac_then(k, &mut enc, &mut macs, path, |enc, macs, members| {
-        cfb_mac_tails(k, enc, macs, members)
-    });
+    run_cfb_mac(k, &mut enc, &mut macs, path);
     drop(enc);
 
     // The finalisation, in place in `macs`, then the tags (validation gave every job an
     // output tag).
-    tag_blocks::<S>(k, &mut macs, vs.iter(), jobs);
+    tag_blocks::<S, CHUNK>(k, &mut macs, vs.iter(), jobs);
     for (m, job) in macs.iter().zip(jobs.iter_mut()) {
         let len = job.lane.io.len;
         finish_tag(job, m, &mut results[job.index], len);
     }
 }
 
-/// `blocks[i]` encrypted under `jobs[i]`'s key, [`CHUNK`] blocks per multi-key call.
+/// `blocks[i]` encrypted under `jobs[i]`'s key, `C` blocks per multi-key call ([`CHUNK`] on
+/// the batch path, one on the single path, whose key array then holds one key, not 64).
 ///
 /// On ymm these calls (with the tails') took about as many `perf` samples as the message
 /// chains' kernel on 72-byte messages, for half as many blocks. Their inputs are written as
 /// 16-byte blocks and the ECB kernel loads 32 bytes, which cannot be forwarded from two
 /// stores (about 20 cycles on Zen 3); repacking the inputs with 32-byte stores first measured
 /// no faster (72 bytes and the realistic mix, four alternated pairs), nor did the xmm kernel.
-fn encrypt_in_chunks(k: Kernels, blocks: &mut [Block], jobs: &[Prepared<'_>]) {
-    for (c, js) in blocks.chunks_mut(CHUNK).zip(jobs.chunks(CHUNK)) {
-        let keys: [&AesKey; CHUNK] = core::array::from_fn(|j| js[j.min(js.len() - 1)].lane.key);
+fn encrypt_in_chunks<const C: usize>(k: Kernels, blocks: &mut [Block], jobs: &[Prepared<'_>]) {
+    for (c, js) in blocks.chunks_mut(C).zip(jobs.chunks(C)) {
+        let keys: [&AesKey; C] = core::array::from_fn(|j| js[j.min(js.len() - 1)].lane.key);
         k.encrypt_many(c, &keys[..c.len()]);
     }
 }
@@ -421,13 +421,7 @@ fn process_single<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], l: &mut Lane<'_>
             // block: `ts` becomes `T ^ C_m`.
             let mut lane = [enc_lane(l)];
             let mut mac = [l.ts];
-            run_cfb_mac_then(
-                k,
-                &mut lane,
-                &mut mac,
-                Path::Single,
-                |lanes, macs, members| cfb_mac_tails(k, lanes, macs, members),
-            );
+            run_cfb_mac(k, &mut lane, &mut mac, Path::Single);
             l.ts = mac[0];
             wipe(&mut mac[0]);
             wipe(&mut lane[0].chain);
@@ -447,7 +441,7 @@ fn process_single<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], l: &mut Lane<'_>
         Op::Decrypt => {} // an empty message: the finalisation needs only V
     }
     let lanes = core::slice::from_mut(l);
-    finalise::<S>(k, jobs, lanes, |l| last_mac_input(l, op));
+    finalise::<S, 1>(k, jobs, lanes, |l| last_mac_input(l, op));
     if op == Op::Decrypt {
         verify(jobs, lanes);
         decrypt_verified(k, lanes, Path::Single);
@@ -474,13 +468,11 @@ fn process_batch<S: Scheme>(
             // and the whole ciphertext is written.
             let mut enc = Lanes(lanes.iter().map(enc_lane).collect());
             let mut macs = SecretBlocks(lanes.iter().map(|l| S::mac_seed(&l.es)).collect());
-            run_cfb_mac_then(k, &mut enc, &mut macs, path, |enc, macs, members| {
-                cfb_mac_tails(k, enc, macs, members)
-            });
+            run_cfb_mac(k, &mut enc, &mut macs, path);
             for (l, u) in lanes.iter_mut().zip(macs.iter()) {
                 l.ts = *u;
             }
-            finalise::<S>(k, jobs, lanes, |l| last_mac_input(l, op));
+            finalise::<S, CHUNK>(k, jobs, lanes, |l| last_mac_input(l, op));
         }
         Op::Decrypt => {
             // The MAC reads only the ciphertext: run it, check every tag, and compute the
@@ -491,7 +483,7 @@ fn process_batch<S: Scheme>(
                 l.ts = m.chain;
             }
             drop(mac);
-            finalise::<S>(k, jobs, lanes, |l| last_mac_input(l, op));
+            finalise::<S, CHUNK>(k, jobs, lanes, |l| last_mac_input(l, op));
             verify(jobs, lanes);
             decrypt_verified(k, lanes, path);
         }
@@ -574,67 +566,6 @@ fn enc_lane<'k>(l: &Lane<'k>) -> ChainLane<'k> {
     }
 }
 
-/// The partial last blocks of the lanes `members` after the CFB+MAC kernels: one more cipher
-/// call on both chains, `(K_m, T_{m-1}) = (E(chain), E(mac))`, batched across lanes (16
-/// lanes, 32 blocks, per multi-key call: a comb group's at the default lane counts; stack
-/// buffers half the size of [`CHUNK`]'s ran 0.45% fewer instructions on the realistic mix,
-/// by `scripts/count-instructions.sh`). `K_m` encrypts the tail bytes and `macs[i]` becomes
-/// `T_{m-1} ^ C_m`, `C_m` zero beyond the message. (A lane whose last block is whole already
-/// holds that value: the kernels leave `T_{m-1} ^ C_m` as the MAC chain's next input.)
-///
-/// On the realistic mix this is about 7-9% of CLOC's time (a timing-only build without it,
-/// Zen 3, three alternated runs against CLOC's time over CBC's). Three other ways measured
-/// no better there (alternated runs, time over ECB's or CBC's in the same run): the tails as
-/// one more step of the CFB+MAC kernels on zero-padded bounce blocks, CLOC about 8% slower
-/// (two kernel calls of 8 lanes, each a full step's latency, against one batched call of
-/// independent blocks); the tails of all groups in one batched call after the last group,
-/// within noise; and the multi-key call on the xmm kernel (16-byte loads, which the
-/// 16-byte stores of `buf` forward), within noise.
-fn cfb_mac_tails(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [Block], members: &[usize]) {
-    const PER_CALL: usize = 16;
-    let mut tails = [0usize; PER_CALL];
-    let mut partial = members
-        .iter()
-        .copied()
-        .filter(|&i| !lanes[i].io.len.is_multiple_of(BLOCK));
-    let mut buf = [[0u8; BLOCK]; 2 * PER_CALL];
-    let mut used = 0;
-    loop {
-        let mut n = 0;
-        for i in partial.by_ref() {
-            tails[n] = i;
-            n += 1;
-            if n == PER_CALL {
-                break;
-            }
-        }
-        let Some(&first) = tails[..n].first() else {
-            break;
-        };
-        let mut keys = [lanes[first].key; 2 * PER_CALL];
-        for ((pair, key), &i) in buf
-            .chunks_exact_mut(2)
-            .zip(keys.chunks_exact_mut(2))
-            .zip(&tails[..n])
-        {
-            pair[0] = lanes[i].chain;
-            pair[1] = macs[i];
-            key.fill(lanes[i].key);
-        }
-        used = used.max(2 * n);
-        k.encrypt_many(&mut buf[..2 * n], &keys[..2 * n]);
-        for (pair, &i) in buf.chunks_exact(2).zip(&tails[..n]) {
-            let io = lanes[i].io;
-            let mut input = io.xor_tail(&pair[0]);
-            let mut c = truncate(&xor(&pair[0], &input), io.len % BLOCK);
-            macs[i] = xor(&pair[1], &c);
-            wipe(&mut c);
-            wipe(&mut input);
-        }
-    }
-    buf[..used].iter_mut().for_each(wipe);
-}
-
 /// A non-empty lane's `T ^ C_m` for [`finalise`]: on encryption the message phase left it in
 /// `ts`; on decryption `ts` is the MAC chain before the last block, and `C_m` the input's.
 fn last_mac_input(l: &Lane<'_>, op: Op) -> Block {
@@ -644,24 +575,24 @@ fn last_mac_input(l: &Lane<'_>, op: Op) -> Block {
     }
 }
 
-/// The tag blocks of every lane (left in `ts`), batched across lanes ([`tag_blocks`], per
-/// [`CHUNK`] lanes). `lanes[i]` is `jobs[i]`'s; `last(lane)` gives a lane's `T ^ C_m`
-/// (called only for non-empty messages).
-fn finalise<'k, S: Scheme>(
+/// The tag blocks of every lane (left in `ts`), batched across lanes ([`tag_blocks`], per `C`
+/// lanes: [`CHUNK`], or one on the single path, whose buffers then hold one block). `lanes[i]`
+/// is `jobs[i]`'s; `last(lane)` gives a lane's `T ^ C_m` (called only for non-empty messages).
+fn finalise<'k, S: Scheme, const C: usize>(
     k: Kernels,
     jobs: &[Prepared<'_>],
     lanes: &mut [Lane<'k>],
     last: impl Fn(&Lane<'k>) -> Block,
 ) {
-    for (chunk, js) in lanes.chunks_mut(CHUNK).zip(jobs.chunks(CHUNK)) {
+    for (chunk, js) in lanes.chunks_mut(C).zip(jobs.chunks(C)) {
         let n = chunk.len();
-        let mut buf = [[0u8; BLOCK]; CHUNK];
+        let mut buf = [[0u8; BLOCK]; C];
         for (b, l) in buf.iter_mut().zip(chunk.iter()) {
             if l.blocks > 0 {
                 *b = last(l);
             }
         }
-        tag_blocks::<S>(k, &mut buf[..n], chunk.iter().map(|l| &l.es), js);
+        tag_blocks::<S, C>(k, &mut buf[..n], chunk.iter().map(|l| &l.es), js);
         for (b, l) in buf.iter_mut().zip(chunk.iter_mut()) {
             l.ts = *b;
             wipe(b);
@@ -671,8 +602,8 @@ fn finalise<'k, S: Scheme>(
 
 /// The finalisation of `jobs`, in place: `blocks[i]` holds job `i`'s `T ^ C_m` (ignored for an
 /// empty message) and becomes its tag block; `vs` gives each job's `V`. `FINAL_CALLS`
-/// batched multi-key cipher calls ([`encrypt_in_chunks`]).
-fn tag_blocks<'v, S: Scheme>(
+/// batched multi-key cipher calls ([`encrypt_in_chunks`], `C` blocks each).
+fn tag_blocks<'v, S: Scheme, const C: usize>(
     k: Kernels,
     blocks: &mut [Block],
     vs: impl Iterator<Item = &'v Block>,
@@ -686,12 +617,12 @@ fn tag_blocks<'v, S: Scheme>(
             S::final_input(v, Some((b, len - BLOCK * (len.div_ceil(BLOCK) - 1))))
         };
     }
-    encrypt_in_chunks(k, blocks, jobs);
+    encrypt_in_chunks::<C>(k, blocks, jobs);
     if S::FINAL_CALLS == 2 {
         for (b, j) in blocks.iter_mut().zip(jobs.iter()) {
             *b = S::final_second(b, j.lane.io.len);
         }
-        encrypt_in_chunks(k, blocks, jobs);
+        encrypt_in_chunks::<C>(k, blocks, jobs);
     }
 }
 
