@@ -663,7 +663,7 @@ macro_rules! cfb_mac_kernel {
             debug_assert!((1..=2 * MAX).contains(&n) && macs.len() == n);
             debug_assert!(keys.len() >= if SHARED { 1 } else { n.div_ceil(2) });
             debug_assert!(lanes.windows(2).all(|w| steps_of(&w[0]) >= steps_of(&w[1])));
-            debug_assert!(lanes.iter().all(|l| l.blocks == l.io.len / BLOCK));
+            debug_assert!(!TAILS || lanes.iter().all(|l| l.blocks == l.io.len / BLOCK));
             let rounds = lanes[0].key.rounds.min(14);
             let mut pairs: [Pair<'_>; CFB_MAC_ARRAY] = Pair::of_lanes(lanes);
             let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
