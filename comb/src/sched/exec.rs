@@ -302,14 +302,16 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
     );
     match path {
         Path::Comb { lanes: p } if lanes.len() > 1 => {
-            let order = order_by_decreasing_length(lanes.len(), |i| cfb_mac_order(&lanes[i]));
-            let mut group = Lanes(Vec::with_capacity(p));
-            let mut group_macs = SecretBlocks(Vec::with_capacity(p));
-            let mut keys = GroupKeys::default();
             let vl = match k {
                 Kernels::Vaes256(t) => VaesZmmToken::with(t),
                 Kernels::Ni(_) => None,
             };
+            let tails = vl.is_some();
+            let order =
+                order_by_decreasing_length(lanes.len(), |i| cfb_mac_order(&lanes[i], tails));
+            let mut group = Lanes(Vec::with_capacity(p));
+            let mut group_macs = SecretBlocks(Vec::with_capacity(p));
+            let mut keys = GroupKeys::default();
             for members in order.groups(p) {
                 group.clear();
                 group.extend(members.iter().map(|&m| lanes[m]));
@@ -354,16 +356,23 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
     }
 }
 
-/// The comb order of [`run_cfb_mac`]'s lanes (sorted by decreasing key): by steps (whole
-/// blocks and a partial one), ties whole-block lanes first. So both the steps and the whole
-/// blocks are non-increasing along the order (a lane with fewer steps has at most as many
-/// whole blocks): what the ymm kernel with tails and the windows of whole blocks need.
-fn cfb_mac_order(l: &ChainLane<'_>) -> usize {
-    cfb_mac_order_of_len(l.io.len)
+/// The comb order of [`run_cfb_mac`]'s lanes (sorted by decreasing key): by whole blocks,
+/// what the windows and the AVX2 kernel need; for the kernel that takes the partial blocks in
+/// its steps (`tails`), by steps (whole blocks and a partial one), ties whole-block lanes
+/// first, so both the steps and the whole blocks are non-increasing along the order (a lane
+/// with fewer steps has at most as many whole blocks). (That order for every path made CLOC
+/// on xmm 4% slower: Intel AVX-512 VM, `COMB_BACKEND=ni`, realistic mix, CLOC's time over
+/// ECB's, medians of four alternated runs 2.74 -> 2.83.)
+fn cfb_mac_order(l: &ChainLane<'_>, tails: bool) -> usize {
+    if tails {
+        cfb_mac_steps_order(l.io.len)
+    } else {
+        l.blocks
+    }
 }
 
-/// [`cfb_mac_order`] of a lane of `len` bytes.
-fn cfb_mac_order_of_len(len: usize) -> usize {
+/// [`cfb_mac_order`] with tails of a lane of `len` bytes.
+fn cfb_mac_steps_order(len: usize) -> usize {
     2 * len.div_ceil(BLOCK) + usize::from(len.is_multiple_of(BLOCK))
 }
 
@@ -388,27 +397,16 @@ fn cfb_mac_order_of_len(len: usize) -> usize {
 /// steps instead, under byte masks ([`vaes::cfb_mac_lanes_vl`]).
 fn cfb_mac_tails(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
     const PER_CALL: usize = 16;
-    let mut tails = [0usize; PER_CALL];
-    let mut partial = (0..lanes.len()).filter(|&i| !lanes[i].io.len.is_multiple_of(BLOCK));
     let mut buf = [[0u8; BLOCK]; 2 * PER_CALL];
     let mut used = 0;
-    loop {
-        let mut n = 0;
-        for i in partial.by_ref() {
-            tails[n] = i;
-            n += 1;
-            if n == PER_CALL {
-                break;
-            }
-        }
-        let Some(&first) = tails[..n].first() else {
-            break;
-        };
-        let mut keys = [lanes[first].key; 2 * PER_CALL];
+    // One multi-key call for the lanes `tails` (at most PER_CALL).
+    let mut run = |tails: &[usize], macs: &mut [Block]| {
+        let n = tails.len();
+        let mut keys = [lanes[tails[0]].key; 2 * PER_CALL];
         for ((pair, key), &i) in buf
             .chunks_exact_mut(2)
             .zip(keys.chunks_exact_mut(2))
-            .zip(&tails[..n])
+            .zip(tails)
         {
             pair[0] = lanes[i].chain;
             pair[1] = macs[i];
@@ -416,7 +414,7 @@ fn cfb_mac_tails(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
         }
         used = used.max(2 * n);
         k.encrypt_many(&mut buf[..2 * n], &keys[..2 * n]);
-        for (pair, &i) in buf.chunks_exact(2).zip(&tails[..n]) {
+        for (pair, &i) in buf.chunks_exact(2).zip(tails) {
             let io = lanes[i].io;
             let mut input = io.xor_tail(&pair[0]);
             let mut c = truncate(&xor(&pair[0], &input), io.len % BLOCK);
@@ -424,14 +422,32 @@ fn cfb_mac_tails(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
             wipe(&mut c);
             wipe(&mut input);
         }
+    };
+    // The partial lanes, collected by a plain loop (an iterator filtered through `by_ref`
+    // here ran 3% more instructions for all of CLOC on the realistic mix, xmm kernels).
+    let mut tails = [0usize; PER_CALL];
+    let mut n = 0;
+    for (i, l) in lanes.iter().enumerate() {
+        if l.io.len.is_multiple_of(BLOCK) {
+            continue;
+        }
+        tails[n] = i;
+        n += 1;
+        if n == PER_CALL {
+            run(&tails, macs);
+            n = 0;
+        }
+    }
+    if n > 0 {
+        run(&tails[..n], macs);
     }
     buf[..used].iter_mut().for_each(wipe);
 }
 
-/// One comb group of [`run_cfb_mac`] on ymm (at least two lanes, in its order, `keys`
-/// assigned for them): every lane's both chains over all its bytes, each kernel call running
-/// its lanes to their own ends ([`vaes::cfb_mac_lanes`]): no windows of equal progress, so no
-/// call per distinct length. Calls of at most [`vaes::CFB_MAC_REGISTERS`] register pairs (8
+/// One comb group of [`run_cfb_mac`] on ymm (at least two lanes, in its order for `vl`
+/// ([`cfb_mac_order`]), `keys` assigned for them): every lane's both chains over all its
+/// bytes, each kernel call running its lanes to their own ends ([`vaes::cfb_mac_lanes`]): no
+/// windows of equal progress, so no call per distinct length. Calls of at most [`vaes::CFB_MAC_REGISTERS`] register pairs (8
 /// lanes, 8 ymm states, half the chain kernels' width as each lane is two chains), the partial
 /// last blocks batched after them ([`cfb_mac_tails`]); or with AVX-512 (`vl`, the token of a
 /// CPU that has it) [`vaes::CFB_MAC_REGISTERS_VL`] (16 lanes in 32 ymm registers), the partial
@@ -449,11 +465,12 @@ fn cfb_mac_group_vaes(
 ) {
     assert_eq!(lanes.len(), macs.len());
     assert!(lanes.len() > 1);
-    // The kernels' contract: lanes in the comb order (non-increasing steps and whole blocks)
-    // of one round count, each with its `io.len` bytes inside its input (`IoPtrs`) and output.
+    // The kernels' contract: lanes in the comb order of the kernel (`cfb_mac_order`) and of
+    // one round count, each with its `io.len` bytes inside its input (`IoPtrs`) and output.
+    let tails = vl.is_some();
     assert!(lanes
         .windows(2)
-        .all(|w| cfb_mac_order(&w[0]) >= cfb_mac_order(&w[1])));
+        .all(|w| cfb_mac_order(&w[0], tails) >= cfb_mac_order(&w[1], tails)));
     assert!(lanes
         .iter()
         .all(|l| l.blocks == l.io.len / BLOCK && l.io.len <= l.io.out_cap && !l.io.dst.is_null()));
@@ -468,7 +485,7 @@ fn cfb_mac_group_vaes(
         assert!(rows.len() >= if shared { 1 } else { chunk.len().div_ceil(2) });
         // SAFETY: the token `_vaes` proves AVX2 and VAES, `vl` AVX-512F, VL and BW beside
         // them; the chunk has at most `2 * max` lanes (`ymm_calls`) and as many MAC states, in
-        // the comb order (a sub-slice of ordered lanes), each with its bytes inside its
+        // its kernel's order (a sub-slice of ordered lanes), each with its bytes inside its
         // buffers (both checked above) and one round count (checked by the caller); `rows`
         // are this chunk's registers' rows of the group (chunks start on register
         // boundaries), or the shared row.
@@ -854,7 +871,7 @@ mod tests {
         };
         let case = Fix1Case::with_tails(&[16], cfb_mac_tail);
         let mut order: Vec<usize> = (0..case.ivs.len()).collect();
-        order.sort_by_key(|&j| core::cmp::Reverse(cfb_mac_order_of_len(case.input[j].len())));
+        order.sort_by_key(|&j| core::cmp::Reverse(cfb_mac_steps_order(case.input[j].len())));
         let ivs = mac_ivs(case.ivs.len());
         let kernels = [None].into_iter().chain(VaesZmmToken::with(t).map(Some));
         for vl in kernels {
