@@ -445,17 +445,17 @@ fn cfb_mac_tails(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
 }
 
 /// One comb group of [`run_cfb_mac`] on ymm (at least two lanes, in its order for `vl`
-/// ([`cfb_mac_order`]), `keys` assigned for them): every lane's both chains over all its
-/// bytes, each kernel call running its lanes to their own ends ([`vaes::cfb_mac_lanes`]): no
-/// windows of equal progress, so no call per distinct length. Calls of at most [`vaes::CFB_MAC_REGISTERS`] register pairs (8
-/// lanes, 8 ymm states, half the chain kernels' width as each lane is two chains), the partial
-/// last blocks batched after them ([`cfb_mac_tails`]); or with AVX-512 (`vl`, the token of a
-/// CPU that has it) [`vaes::CFB_MAC_REGISTERS_VL`] (16 lanes in 32 ymm registers), the partial
-/// blocks inside the calls. (Without AVX-512VL, calls of five or six pairs, 10 or 12 ymm
-/// states, measured no faster: CLOC at 4096-byte messages, batch 48, Zen 3, three runs of P =
-/// 8, 10, 12 and 16 side by side, 0.351-0.465 TSC cycles/byte with one call of 5 or 6 pairs
-/// against 0.363-0.444 with calls of 4: as for the chain kernel, past 8 states the kernel is
-/// bound by its instruction throughput.)
+/// ([`cfb_mac_order`]), `keys` assigned for them): every lane's both chains over all its bytes,
+/// each kernel call running its lanes to their own ends ([`vaes::cfb_mac_lanes`]): no windows of
+/// equal progress, so no call per distinct length. Calls of at most [`vaes::CFB_MAC_REGISTERS`]
+/// register pairs (8 lanes, 8 ymm states, half the chain kernels' width as each lane is two
+/// chains), the partial last blocks batched after them ([`cfb_mac_tails`]); or with AVX-512 (`vl`,
+/// the token of a CPU that has it) [`vaes::CFB_MAC_REGISTERS_VL`] (16 lanes in 32 ymm registers),
+/// the partial blocks inside the calls. (Without AVX-512VL, calls of five or six pairs, 10 or 12
+/// ymm states, measured no faster: CLOC at 4096-byte messages, batch 48, Zen 3, three runs of P =
+/// 8, 10, 12 and 16 side by side, 0.351-0.465 TSC cycles/byte with one call of 5 or 6 pairs against
+/// 0.363-0.444 with calls of 4: as for the chain kernel, past 8 states the kernel is bound by its
+/// instruction throughput.)
 fn cfb_mac_group_vaes(
     _vaes: VaesToken,
     vl: Option<VaesZmmToken>,
