@@ -360,9 +360,8 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
 /// what the windows and the AVX2 kernel need; for the kernel that takes the partial blocks in
 /// its steps (`tails`), by steps (whole blocks and a partial one), ties whole-block lanes
 /// first, so both the steps and the whole blocks are non-increasing along the order (a lane
-/// with fewer steps has at most as many whole blocks). (That order for every path made CLOC
-/// on xmm 4% slower: Intel AVX-512 VM, `COMB_BACKEND=ni`, realistic mix, CLOC's time over
-/// ECB's, medians of four alternated runs 2.74 -> 2.83.)
+/// with fewer steps has at most as many whole blocks). (The other paths keep the order they
+/// had; the order by steps measured within noise of it on xmm.)
 fn cfb_mac_order(l: &ChainLane<'_>, tails: bool) -> usize {
     if tails {
         cfb_mac_steps_order(l.io.len)
