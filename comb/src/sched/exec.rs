@@ -804,24 +804,29 @@ mod tests {
         (j * 7) % 16 * usize::from(j % 3 != 1)
     }
 
-    /// Lane `j` of `case` (run under `key`, from MAC IV `iv`) against the definition: its
-    /// output `out`, final chain (when specified) and MAC state.
-    fn check_cfb_mac_lane(case: &Fix1Case, j: usize, key: &AesKey, iv: Block, got: CfbMacLane<'_>) {
-        let (want, x, y) = cfb_mac_by_definition(case, j, key, iv);
-        let what = got.what;
-        assert_eq!(got.out, &want[..], "{what}: lane {j}");
-        if let Some(x) = x {
-            assert_eq!(got.chain, x, "{what}: lane {j} chain");
+    /// A CFB+MAC run over lanes `members` of `case` (result `g` is lane `members[g]`'s,
+    /// from MAC IV `ivs[members[g]]`) against the definition: each lane's output in `out`, its
+    /// final chain (when specified) and MAC state.
+    #[allow(clippy::too_many_arguments)]
+    fn check_cfb_mac(
+        case: &Fix1Case,
+        what: &str,
+        shared: bool,
+        members: &[usize],
+        out: &[Vec<u8>],
+        chains: &[Block],
+        macs: &[Block],
+        ivs: &[Block],
+    ) {
+        for (g, &j) in members.iter().enumerate() {
+            let key = case.key(if shared { 0 } else { j });
+            let (want, x, y) = cfb_mac_by_definition(case, j, key, ivs[j]);
+            assert_eq!(out[j], want, "{what}: lane {j}");
+            if let Some(x) = x {
+                assert_eq!(chains[g], x, "{what}: lane {j} chain");
+            }
+            assert_eq!(macs[g], y, "{what}: lane {j} MAC");
         }
-        assert_eq!(got.mac, y, "{what}: lane {j} MAC");
-    }
-
-    /// What a CFB+MAC run left for one lane.
-    struct CfbMacLane<'a> {
-        what: &'a str,
-        out: &'a [u8],
-        chain: Block,
-        mac: Block,
     }
 
     /// CLOC's and SILC's encryption kernels through [`run_cfb_mac`] against their definition
@@ -843,16 +848,8 @@ mod tests {
                     run_cfb_mac(k, &mut lanes, &mut macs, path);
                     let chains: Vec<Block> = lanes.iter().map(|l| l.chain).collect();
                     drop(lanes);
-                    for j in 0..n {
-                        let key = case.key(if shared { 0 } else { j });
-                        let got = CfbMacLane {
-                            what: &what,
-                            out: &out[j],
-                            chain: chains[j],
-                            mac: macs[j],
-                        };
-                        check_cfb_mac_lane(&case, j, key, mac_ivs[j], got);
-                    }
+                    let all: Vec<usize> = (0..n).collect();
+                    check_cfb_mac(&case, &what, shared, &all, &out, &chains, &macs, &mac_ivs);
                 }
             }
         }
@@ -886,16 +883,16 @@ mod tests {
                     cfb_mac_group_vaes(t, vl, &keys, &mut group, &mut macs);
                     let chains: Vec<Block> = group.iter().map(|l| l.chain).collect();
                     drop((keys, group, all));
-                    for (g, &j) in order[..n].iter().enumerate() {
-                        let key = case.key(if shared { 0 } else { j });
-                        let got = CfbMacLane {
-                            what: &what,
-                            out: &out[j],
-                            chain: chains[g],
-                            mac: macs[g],
-                        };
-                        check_cfb_mac_lane(&case, j, key, ivs[j], got);
-                    }
+                    check_cfb_mac(
+                        &case,
+                        &what,
+                        shared,
+                        &order[..n],
+                        &out,
+                        &chains,
+                        &macs,
+                        &ivs,
+                    );
                 }
             }
         }
