@@ -530,12 +530,19 @@ pub(crate) const CFB_MAC_REGISTERS: usize = 4;
 /// Registers of one [`cfb_mac_lanes_vl`] call: 16 lanes, 16 ymm states, which AVX-512VL's 32
 /// ymm registers hold. Intel AVX-512 VM (Rocket Lake), CLOC, comb engine, P = 16, alternated
 /// builds, CLOC's time over ECB's in the same run: at 4096 bytes 2.54-2.58 -> 2.14-2.22 and at
-/// 1456 bytes 2.60-2.65 -> 2.33-2.37 against two calls of [`CFB_MAC_REGISTERS`] (three pairs
-/// each); the same 8-register calls compiled for AVX2 alone spill and ran at 3.01-3.25.
+/// 1456 bytes 2.60-2.65 -> 2.33-2.37 against two calls of [`CFB_MAC_REGISTERS`] (three
+/// alternated runs each); the same 8-register calls compiled for AVX2 alone spill and ran at
+/// 3.01-3.25.
 pub(crate) const CFB_MAC_REGISTERS_VL: usize = 8;
 
-/// Widest register array of the CFB+MAC kernels (the larger of the two limits above).
-const CFB_MAC_ARRAY: usize = 8;
+/// Widest register array of the CFB+MAC kernels (the larger of the two limits above; at most
+/// the 8 widths `by_width!` has).
+const CFB_MAC_ARRAY: usize = if CFB_MAC_REGISTERS > CFB_MAC_REGISTERS_VL {
+    CFB_MAC_REGISTERS
+} else {
+    CFB_MAC_REGISTERS_VL
+};
+const _: () = assert!(CFB_MAC_ARRAY <= 8);
 
 /// `by_width!(w, max; K => expr)`: `expr` with the constant `K` equal to the run-time `w`, for
 /// `w` in `1..=max` (`max <= 8`): how a kernel picks the instantiation for its live width.
@@ -769,7 +776,7 @@ cfb_mac_kernel!(
     /// CFB chain and the MAC over its ciphertext of every lane), at most
     /// [`CFB_MAC_REGISTERS`] registers: lanes `2r` and `2r + 1` share register pair `r`, one
     /// register for their CFB chains and one for their MAC chains, both under the pair's key
-    /// rows. `N` pairs keep `4N` independent blocks in flight.
+    /// rows: each register pair keeps four independent blocks in flight.
     ///
     /// Unlike [`chain_window`], the lanes need not be equally long: every lane runs from block
     /// 0 to its own end (`blocks`), its final chain and MAC state written as it ends, inside
