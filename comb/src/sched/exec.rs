@@ -306,7 +306,7 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
                 Kernels::Vaes256(t) => VaesZmmToken::with(t),
                 Kernels::Ni(_) => None,
             };
-            let order = order_by_decreasing_length(lanes.len(), |i| cfb_mac_order(&lanes[i]));
+            let order = order_by_decreasing_length(lanes.len(), |i| cfb_mac_order(lanes[i].io.len));
             let mut group = Lanes(Vec::with_capacity(p));
             let mut group_macs = SecretBlocks(Vec::with_capacity(p));
             let mut keys = GroupKeys::default();
@@ -354,18 +354,13 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
     }
 }
 
-/// The comb order of [`run_cfb_mac`]'s lanes (sorted by decreasing key): by steps (whole
-/// blocks and a partial one), ties whole-block lanes first, so both the steps and the whole
-/// blocks are non-increasing along the order (a lane with fewer steps has at most as many
-/// whole blocks): what the ymm kernel with tails needs, and the windows and the AVX2 kernel
-/// (whole blocks). (Ordering those two by whole blocks alone ran as many instructions: 10.510
-/// against 10.514 million for CLOC on the realistic mix, xmm kernels, valgrind.)
-fn cfb_mac_order(l: &ChainLane<'_>) -> usize {
-    cfb_mac_steps_order(l.io.len)
-}
-
-/// [`cfb_mac_order`] of a lane of `len` bytes.
-fn cfb_mac_steps_order(len: usize) -> usize {
+/// The comb order of [`run_cfb_mac`]'s lanes (sorted by decreasing key, of a lane of `len` bytes):
+/// by steps (whole blocks and a partial one), ties whole-block lanes first, so both the steps and
+/// the whole blocks are non-increasing along the order (a lane with fewer steps has at most as many
+/// whole blocks): what the ymm kernel with tails needs, and the windows and the AVX2 kernel (whole
+/// blocks). (Ordering those two by whole blocks alone ran as many instructions: 10.510 against
+/// 10.514 million for CLOC on the realistic mix, xmm kernels, valgrind.)
+fn cfb_mac_order(len: usize) -> usize {
     2 * len.div_ceil(BLOCK) + usize::from(len.is_multiple_of(BLOCK))
 }
 
@@ -462,7 +457,7 @@ fn cfb_mac_group_vaes(
     // count, each with its `io.len` bytes inside its input (`IoPtrs`) and output.
     assert!(lanes
         .windows(2)
-        .all(|w| cfb_mac_order(&w[0]) >= cfb_mac_order(&w[1])));
+        .all(|w| cfb_mac_order(w[0].io.len) >= cfb_mac_order(w[1].io.len)));
     assert!(lanes
         .iter()
         .all(|l| l.blocks == l.io.len / BLOCK && l.io.len <= l.io.out_cap && !l.io.dst.is_null()));
@@ -860,7 +855,7 @@ mod tests {
         };
         let case = Fix1Case::with_tails(&[16], cfb_mac_tail);
         let mut order: Vec<usize> = (0..case.ivs.len()).collect();
-        order.sort_by_key(|&j| core::cmp::Reverse(cfb_mac_steps_order(case.input[j].len())));
+        order.sort_by_key(|&j| core::cmp::Reverse(cfb_mac_order(case.input[j].len())));
         let ivs = mac_ivs(case.ivs.len());
         let kernels = [None].into_iter().chain(VaesZmmToken::with(t).map(Some));
         for vl in kernels {
