@@ -54,6 +54,9 @@ pub struct AesKey {
     /// `k[rounds] ^ k[0]`: a chain that feeds a cipher output (xor data) into the next cipher
     /// input folds that xor and the next whitening into AESENCLAST (DESIGN.md).
     pub(crate) fold: [u8; 16],
+    /// `E(0^128)`, made anyway for the CMAC subkeys and kept: the GHASH key `H`, and CLOC's
+    /// AD phase when the AD is empty (its one cipher call is `E(0)`), need no call of their own.
+    pub(crate) e_zero: [u8; 16],
     /// CMAC subkeys K1 = 2·E(0), K2 = 4·E(0) in GF(2^128).
     pub(crate) cmac_k1: [u8; 16],
     pub(crate) cmac_k2: [u8; 16],
@@ -74,12 +77,12 @@ pub struct AesKey {
 }
 
 /// Number of [`Derived`] slots in a key.
-pub(crate) const DERIVED_SLOTS: usize = 8;
+pub(crate) const DERIVED_SLOTS: usize = 7;
 
 /// Key material a mode derives from an [`AesKey`] once (block encryptions of constants,
 /// doublings, sub-key schedules) and caches with the key, as the GHASH key is: per job it
 /// would cost more than a short packet's whole encryption. Each implementing type owns one
-/// slot (`SLOT`, distinct across types: a unit test checks it) and must wipe its secrets on
+/// slot (`SLOT`, one of the distinct constants of [`slot`], checked at compile time) and must wipe its secrets on
 /// drop; the key drops every slot when it is zeroized.
 pub(crate) trait Derived: Send + Sync + Sized + 'static {
     /// This type's slot, `0..DERIVED_SLOTS`.
@@ -92,13 +95,27 @@ pub(crate) trait Derived: Send + Sync + Sized + 'static {
 /// modes share a slot).
 pub(crate) mod slot {
     pub(crate) const OCB3: usize = 0;
-    pub(crate) const OTR: usize = 1;
-    pub(crate) const COPA: usize = 2;
-    pub(crate) const JULIUS: usize = 3;
-    pub(crate) const MCOE_G: usize = 4;
-    pub(crate) const POET: usize = 5;
-    pub(crate) const POET_GF: usize = 6;
-    pub(crate) const COBRA_R: usize = 7;
+    pub(crate) const COPA: usize = 1;
+    pub(crate) const JULIUS: usize = 2;
+    pub(crate) const MCOE_G: usize = 3;
+    pub(crate) const POET: usize = 4;
+    pub(crate) const POET_GF: usize = 5;
+    pub(crate) const COBRA_R: usize = 6;
+
+    /// Every slot above, each within the key's slots and used once (checked at compile time).
+    const ALL: [usize; 7] = [OCB3, COPA, JULIUS, MCOE_G, POET, POET_GF, COBRA_R];
+    const _: () = {
+        let mut i = 0;
+        while i < ALL.len() {
+            assert!(ALL[i] < super::DERIVED_SLOTS);
+            let mut j = i + 1;
+            while j < ALL.len() {
+                assert!(ALL[i] != ALL[j]);
+                j += 1;
+            }
+            i += 1;
+        }
+    };
 }
 
 impl AesKey {
@@ -118,6 +135,7 @@ impl AesKey {
             enc: RoundKeys([[0; 16]; 15]),
             dec: RoundKeys([[0; 16]; 15]),
             fold: [0; 16],
+            e_zero: [0; 16],
             cmac_k1: [0; 16],
             cmac_k2: [0; 16],
             rounds,
@@ -132,9 +150,10 @@ impl AesKey {
         }
         let mut l = [0u8; 16];
         ni::encrypt_block(token, &k, &mut l);
-        k.cmac_k1 = crate::block::dbl(&l);
-        k.cmac_k2 = crate::block::dbl(&k.cmac_k1);
+        k.e_zero = l;
         l.zeroize();
+        k.cmac_k1 = crate::block::dbl(&k.e_zero);
+        k.cmac_k2 = crate::block::dbl(&k.cmac_k1);
         Ok(k)
     }
 
@@ -162,17 +181,12 @@ impl AesKey {
         ni::decrypt_block(self.token, self, block);
     }
 
-    /// The GCM hash key of this key, H = E_K(0^128), computed on first use and cached (see
-    /// the `ghash` field). The hashing backend is the best of this CPU
+    /// The GCM hash key of this key, H = E_K(0^128) (kept with the key) and its powers,
+    /// computed on first use and cached (see the `ghash` field). The hashing backend is the best of this CPU
     /// ([`crate::gf128::GhashBackend::best`]), whatever engine backend runs the AES part.
     pub(crate) fn ghash_key(&self) -> &GhashKey {
-        self.ghash.get_or_init(|| {
-            let mut h = [0u8; 16];
-            ni::encrypt_block(self.token, self, &mut h);
-            let key = Box::new(GhashKey::new(&h));
-            crate::block::wipe(&mut h);
-            key
-        })
+        self.ghash
+            .get_or_init(|| Box::new(GhashKey::new(&self.e_zero)))
     }
 }
 
@@ -183,7 +197,7 @@ impl AesKey {
         let any = self.derived[T::SLOT].get_or_init(|| Box::new(T::derive(self)));
         match any.downcast_ref::<T>() {
             Some(t) => t,
-            // Two types with one slot: a programming error the slot test rules out.
+            // Two types with one slot: a programming error the check in `slot` rules out.
             None => unreachable!("derived-key slot {} used by two types", T::SLOT),
         }
     }
@@ -201,6 +215,7 @@ impl Zeroize for AesKey {
         self.enc.0.zeroize();
         self.dec.0.zeroize();
         self.fold.zeroize();
+        self.e_zero.zeroize();
         self.cmac_k1.zeroize();
         self.cmac_k2.zeroize();
         // Dropping the box zeroizes the powers in place on the heap (GhashKey's Drop); the

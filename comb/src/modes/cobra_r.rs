@@ -111,8 +111,7 @@ impl Derived for CobraKeys {
         let mut l = [0u8; BLOCK];
         l[BLOCK - 1] = 1;
         key.encrypt_block(&mut l);
-        let mut j = [0u8; BLOCK];
-        key.encrypt_block(&mut j);
+        let mut j = key.e_zero;
         let rl = rev(&l);
         let mul = GhashKey::new(&rl);
         let lp = dbl(&dbl(&l));

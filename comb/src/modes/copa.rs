@@ -58,8 +58,7 @@ struct CopaKey {
 impl Derived for CopaKey {
     const SLOT: usize = crate::aes::slot::COPA;
     fn derive(key: &AesKey) -> CopaKey {
-        let mut l = [0u8; BLOCK];
-        key.encrypt_block(&mut l);
+        let l = key.e_zero;
         let l27 = tpl(&tpl(&tpl(&l)));
         CopaKey { l, l27 }
     }

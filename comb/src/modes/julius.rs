@@ -48,8 +48,7 @@ pub(crate) struct JuliusKey {
 impl Derived for JuliusKey {
     const SLOT: usize = crate::aes::slot::JULIUS;
     fn derive(key: &AesKey) -> JuliusKey {
-        let mut d = [0u8; BLOCK];
-        key.encrypt_block(&mut d);
+        let mut d = key.e_zero;
         let delta = u128::from_be_bytes(d);
         let mut h = delta.reverse_bits().to_be_bytes();
         let gh = GhashKey::new(&h);

@@ -90,7 +90,7 @@ impl Derived for Ocb3Key {
             l_dollar: [0; BLOCK],
             l: [[0; BLOCK]; L_COUNT],
         };
-        key.encrypt_block(&mut t.l_star);
+        t.l_star = key.e_zero;
         t.l_dollar = dbl(&t.l_star);
         t.l[0] = dbl(&t.l_dollar);
         for i in 1..L_COUNT {

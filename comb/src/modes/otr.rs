@@ -4,7 +4,7 @@
 //! Notation: `E` = AES under the job's key; masks are elements of GF(2^128) in the
 //! big-endian convention of [`crate::gf128::dbl`] (`x^128 = x^7 + x^2 + x + 1`).
 //!
-//! * `Q = E(0^128)` — per key, cached with the key ([`OtrKey`], [`Derived`]).
+//! * `Q = E(0^128)` — per key, kept with the key ([`AesKey::e_zero`]).
 //! * `L = E(Format(τ, N))`, `Format = [τ mod 128]_7 ‖ 0* ‖ 1 ‖ N` (τ the tag length in bits):
 //!   per job. Pair `i` (blocks `2i`, `2i + 1`) uses `L_i = 2^i·L` and `L*_i = 3·2^i·L`.
 //! * Message `M = M_1 ‖ … ‖ M_ell-pairs ‖ last chunk` with the last chunk of 1..=32 bytes
@@ -81,7 +81,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use crate::aes::ni::{load as ld, store as st};
-use crate::aes::{AesKey, Derived, Kernels};
+use crate::aes::{AesKey, Kernels};
 use crate::block::{cut_windows, pad10, truncate, wipe, xor, Block, IoPtrs, BLOCK};
 // Masks as big-endian integers: doubling and `7·v` constant time (the reduction is a mask).
 use crate::block::{dbl_u128 as dbl, mul7_u128 as mul7};
@@ -105,26 +105,6 @@ const POOL: usize = 16;
 
 // ---------------------------------------------------------------------------------------
 // per-key constants, masks
-
-/// `Q = E(0^128)`, the AD mask base, derived once per key.
-pub(crate) struct OtrKey {
-    q: Block,
-}
-
-impl Derived for OtrKey {
-    const SLOT: usize = crate::aes::slot::OTR;
-    fn derive(key: &AesKey) -> OtrKey {
-        let mut q = [0u8; BLOCK];
-        key.encrypt_block(&mut q);
-        OtrKey { q }
-    }
-}
-
-impl Drop for OtrKey {
-    fn drop(&mut self) {
-        wipe(&mut self.q);
-    }
-}
 
 /// A block as a big-endian integer (byte 0 most significant): the masks' representation.
 #[inline]
@@ -332,7 +312,7 @@ fn run_chunk<const DEC: bool, const C: usize, const C2: usize>(
             r => r,
         };
         let m = (ad.len - last) / BLOCK;
-        let mut q = int(&key.derived::<OtrKey>().q);
+        let mut q = int(&key.e_zero);
         let mut asum = [0u8; BLOCK];
         let done = ad_wide(k, key, &ad, m, &mut q, &mut asum);
         let mut ta = int(&asum);
