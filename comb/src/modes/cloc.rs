@@ -81,7 +81,7 @@ use crate::block::{
 };
 use crate::modes::cmac::CbcMac;
 use crate::modes::{finish_tag, keystream_tails, set_ok, Prepared, TagIo};
-use crate::sched::exec::{run_cfb_mac, run_chain, run_chain_then, Path};
+use crate::sched::exec::{cfb_mac_comb_order, run_cfb_mac, run_chain, run_chain_then, Path};
 use crate::sched::steps::{run_steps, StepLane};
 use crate::{Error, JobResult, Op};
 
@@ -375,11 +375,15 @@ fn encrypt_batch_one_ad_step<S: Scheme>(
     results: &mut [JobResult],
     path: Path,
 ) {
+    // Every per-job array below is in the comb order of the message chains: `vs[i]`,
+    // `enc[i]` and `macs[i]` are job `order[i]`'s.
+    let order = cfb_mac_comb_order(jobs.len(), |i| jobs[i].lane.io.len);
+    let in_order = || order.iter().map(|&i| &jobs[i]);
     // The AD/nonce block of every job (its step 0 reads no chain state) encrypted, or every
     // job's cached `E(0)` when that is the phase of all of them, then `V`.
     let e_zero = jobs.iter().all(|j| S::ad_is_e_zero(j.ad));
     let mut vs = SecretBlocks(
-        jobs.iter()
+        in_order()
             .map(|j| match e_zero {
                 true => j.lane.key.e_zero,
                 false => S::ad_input(&[0; BLOCK], j.ad, j.nonce, 0),
@@ -387,9 +391,9 @@ fn encrypt_batch_one_ad_step<S: Scheme>(
             .collect(),
     );
     if !e_zero {
-        encrypt_in_chunks::<CHUNK>(k, &mut vs, jobs);
+        encrypt_in_chunks::<CHUNK>(k, &mut vs, in_order());
     }
-    for (v, j) in vs.iter_mut().zip(jobs.iter()) {
+    for (v, j) in vs.iter_mut().zip(in_order()) {
         let mut s = S::ad_output(v, j.ad, 0);
         *v = S::v(&s, j.ad, j.nonce);
         wipe(&mut s);
@@ -397,7 +401,7 @@ fn encrypt_batch_one_ad_step<S: Scheme>(
 
     // Both message chains; every lane's MAC state becomes `T ^ C_m` (see `process_batch`).
     let mut enc = Lanes(
-        jobs.iter()
+        in_order()
             .zip(vs.iter())
             .map(|(j, v)| ChainLane {
                 io: j.lane.io,
@@ -413,25 +417,35 @@ fn encrypt_batch_one_ad_step<S: Scheme>(
 
     // The finalisation, in place in `macs`, then the tags (validation gave every job an
     // output tag).
-    tag_blocks::<S, CHUNK>(k, &mut macs, vs.iter(), jobs);
-    for (m, job) in macs.iter().zip(jobs.iter_mut()) {
+    tag_blocks::<S, CHUNK>(k, &mut macs, vs.iter(), in_order());
+    for (m, &i) in macs.iter().zip(order.iter()) {
+        let job = &mut jobs[i];
         let len = job.lane.io.len;
         finish_tag(job, m, &mut results[job.index], len);
     }
 }
 
-/// `blocks[i]` encrypted under `jobs[i]`'s key, `C` blocks per multi-key call ([`CHUNK`] on
-/// the batch path, one on the single path, whose key array then holds one key, not 64).
+/// `blocks[i]` encrypted under the `i`-th job's key (`jobs` yields one per block), `C` blocks per
+/// multi-key call ([`CHUNK`] on the batch path, one on the single path, whose key array then
+/// holds one key, not 64).
 ///
 /// On ymm these calls (with the tails') took about as many `perf` samples as the message
 /// chains' kernel on 72-byte messages, for half as many blocks. Their inputs are written as
 /// 16-byte blocks and the ECB kernel loads 32 bytes, which cannot be forwarded from two
 /// stores (about 20 cycles on Zen 3); repacking the inputs with 32-byte stores first measured
 /// no faster (72 bytes and the realistic mix, four alternated pairs), nor did the xmm kernel.
-fn encrypt_in_chunks<const C: usize>(k: Kernels, blocks: &mut [Block], jobs: &[Prepared<'_>]) {
-    for (c, js) in blocks.chunks_mut(C).zip(jobs.chunks(C)) {
-        let keys: [&AesKey; C] = core::array::from_fn(|j| js[j.min(js.len() - 1)].lane.key);
-        k.encrypt_many(c, &keys[..c.len()]);
+fn encrypt_in_chunks<'j, 'k: 'j, const C: usize>(
+    k: Kernels,
+    blocks: &mut [Block],
+    jobs: impl Iterator<Item = &'j Prepared<'k>>,
+) {
+    let mut keys = jobs.map(|j| j.lane.key);
+    for c in blocks.chunks_mut(C) {
+        let mut row = [keys.next().expect("a job per block"); C];
+        for slot in &mut row[1..c.len()] {
+            *slot = keys.next().expect("a job per block");
+        }
+        k.encrypt_many(c, &row[..c.len()]);
     }
 }
 
@@ -494,11 +508,12 @@ fn process_batch<S: Scheme>(
             // Both chains of every message in one comb pass, then (per group, while its
             // messages are in L1) the partial last blocks: every lane's `ts` becomes `T ^ C_m`
             // and the whole ciphertext is written.
-            let mut enc = Lanes(lanes.iter().map(enc_lane).collect());
-            let mut macs = SecretBlocks(lanes.iter().map(|l| S::mac_seed(&l.es)).collect());
+            let order = cfb_mac_comb_order(lanes.len(), |i| lanes[i].io.len);
+            let mut enc = Lanes(order.iter().map(|&i| enc_lane(&lanes[i])).collect());
+            let mut macs = SecretBlocks(order.iter().map(|&i| S::mac_seed(&lanes[i].es)).collect());
             run_cfb_mac(k, &mut enc, &mut macs, path);
-            for (l, u) in lanes.iter_mut().zip(macs.iter()) {
-                l.ts = *u;
+            for (&i, u) in order.iter().zip(macs.iter()) {
+                lanes[i].ts = *u;
             }
             finalise::<S, CHUNK>(k, jobs, lanes, |l| last_mac_input(l, op));
         }
@@ -620,7 +635,7 @@ fn finalise<'k, S: Scheme, const C: usize>(
                 *b = last(l);
             }
         }
-        tag_blocks::<S, C>(k, &mut buf[..n], chunk.iter().map(|l| &l.es), js);
+        tag_blocks::<S, C>(k, &mut buf[..n], chunk.iter().map(|l| &l.es), js.iter());
         for (b, l) in buf.iter_mut().zip(chunk.iter_mut()) {
             l.ts = *b;
             wipe(b);
@@ -628,16 +643,17 @@ fn finalise<'k, S: Scheme, const C: usize>(
     }
 }
 
-/// The finalisation of `jobs`, in place: `blocks[i]` holds job `i`'s `T ^ C_m` (ignored for an
-/// empty message) and becomes its tag block; `vs` gives each job's `V`. `FINAL_CALLS`
+/// The finalisation of `jobs`, in place: `blocks[i]` holds the `i`-th job's `T ^ C_m` (ignored
+/// for an empty message) and becomes its tag block; `vs` gives each job's `V` (both in the
+/// order `jobs` yields them). `FINAL_CALLS`
 /// batched multi-key cipher calls ([`encrypt_in_chunks`], `C` blocks each).
-fn tag_blocks<'v, S: Scheme, const C: usize>(
+fn tag_blocks<'v, 'j, 'k: 'j, S: Scheme, const C: usize>(
     k: Kernels,
     blocks: &mut [Block],
     vs: impl Iterator<Item = &'v Block>,
-    jobs: &[Prepared<'_>],
+    jobs: impl Iterator<Item = &'j Prepared<'k>> + Clone,
 ) {
-    for ((b, v), j) in blocks.iter_mut().zip(vs).zip(jobs.iter()) {
+    for ((b, v), j) in blocks.iter_mut().zip(vs).zip(jobs.clone()) {
         let len = j.lane.io.len;
         *b = if len == 0 {
             S::final_input(v, None)
@@ -645,9 +661,9 @@ fn tag_blocks<'v, S: Scheme, const C: usize>(
             S::final_input(v, Some((b, len - BLOCK * (len.div_ceil(BLOCK) - 1))))
         };
     }
-    encrypt_in_chunks::<C>(k, blocks, jobs);
+    encrypt_in_chunks::<C>(k, blocks, jobs.clone());
     if S::FINAL_CALLS == 2 {
-        for (b, j) in blocks.iter_mut().zip(jobs.iter()) {
+        for (b, j) in blocks.iter_mut().zip(jobs.clone()) {
             *b = S::final_second(b, j.lane.io.len);
         }
         encrypt_in_chunks::<C>(k, blocks, jobs);
