@@ -54,8 +54,9 @@ pub struct AesKey {
     /// `k[rounds] ^ k[0]`: a chain that feeds a cipher output (xor data) into the next cipher
     /// input folds that xor and the next whitening into AESENCLAST (DESIGN.md).
     pub(crate) fold: [u8; 16],
-    /// `E(0^128)`, made anyway for the CMAC subkeys and kept: the GHASH key `H`, and CLOC's
-    /// AD phase when the AD is empty (its one cipher call is `E(0)`), need no call of their own.
+    /// `E(0^128)`, made anyway for the CMAC subkeys and kept: the GHASH key `H`, OTR's `Q`,
+    /// OCB3's `L_*` and the like, and CLOC's AD phase when the AD is empty (its one cipher call
+    /// is `E(0)`), need no call of their own.
     pub(crate) e_zero: [u8; 16],
     /// CMAC subkeys K1 = 2·E(0), K2 = 4·E(0) in GF(2^128).
     pub(crate) cmac_k1: [u8; 16],
@@ -82,8 +83,8 @@ pub(crate) const DERIVED_SLOTS: usize = 7;
 /// Key material a mode derives from an [`AesKey`] once (block encryptions of constants,
 /// doublings, sub-key schedules) and caches with the key, as the GHASH key is: per job it
 /// would cost more than a short packet's whole encryption. Each implementing type owns one
-/// slot (`SLOT`, one of the distinct constants of [`slot`], checked at compile time) and must wipe its secrets on
-/// drop; the key drops every slot when it is zeroized.
+/// slot (`SLOT`, one of the distinct constants of [`slot`], checked at compile time) and must
+/// wipe its secrets on drop; the key drops every slot when it is zeroized.
 pub(crate) trait Derived: Send + Sync + Sized + 'static {
     /// This type's slot, `0..DERIVED_SLOTS`.
     const SLOT: usize;
@@ -182,8 +183,9 @@ impl AesKey {
     }
 
     /// The GCM hash key of this key, H = E_K(0^128) (kept with the key) and its powers,
-    /// computed on first use and cached (see the `ghash` field). The hashing backend is the best of this CPU
-    /// ([`crate::gf128::GhashBackend::best`]), whatever engine backend runs the AES part.
+    /// computed on first use and cached (see the `ghash` field). The hashing backend is the
+    /// best of this CPU ([`crate::gf128::GhashBackend::best`]), whatever engine backend runs
+    /// the AES part.
     pub(crate) fn ghash_key(&self) -> &GhashKey {
         self.ghash
             .get_or_init(|| Box::new(GhashKey::new(&self.e_zero)))

@@ -645,8 +645,8 @@ fn finalise<'k, S: Scheme, const C: usize>(
 
 /// The finalisation of `jobs`, in place: `blocks[i]` holds the `i`-th job's `T ^ C_m` (ignored
 /// for an empty message) and becomes its tag block; `vs` gives each job's `V` (both in the
-/// order `jobs` yields them). `FINAL_CALLS`
-/// batched multi-key cipher calls ([`encrypt_in_chunks`], `C` blocks each).
+/// order `jobs` yields them). `FINAL_CALLS` batched multi-key cipher calls
+/// ([`encrypt_in_chunks`], `C` blocks each).
 ///
 /// On the realistic mix this is 4-5% of CLOC's and SILC's batch time (a timing-only build
 /// without it, Intel AVX-512 VM, three alternated runs). Run instead as further steps of the
