@@ -301,14 +301,9 @@ fn run_window_vaes<R: ChainRule>(
 pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [Block], path: Path) {
     assert_eq!(lanes.len(), macs.len());
     assert!(lanes.iter().all(|l| l.blocks == l.io.len / BLOCK));
-    // What the ymm kernels' memory safety rests on (each lane ends inside its buffers because
-    // the lanes' steps never increase along a group): checked here, once per batch.
-    assert!(
-        lanes
-            .windows(2)
-            .all(|w| cfb_mac_order(w[0].io.len) >= cfb_mac_order(w[1].io.len)),
-        "lanes in the comb order"
-    );
+    // The caller's part of the contract, refused here with a clear message (the ymm groups
+    // check it again for their kernels, whose memory safety rests on it).
+    assert!(in_comb_order(lanes), "lanes in the comb order");
     let rounds0 = lanes.first().map_or(0, |l| l.key.rounds);
     assert!(
         lanes.iter().all(|l| l.key.rounds == rounds0),
@@ -358,6 +353,13 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
             }
         }
     }
+}
+
+/// Whether `lanes` are in [`run_cfb_mac`]'s order: non-increasing [`cfb_mac_order`].
+fn in_comb_order(lanes: &[ChainLane<'_>]) -> bool {
+    lanes
+        .windows(2)
+        .all(|w| cfb_mac_order(w[0].io.len) >= cfb_mac_order(w[1].io.len))
 }
 
 /// The order [`run_cfb_mac`] takes its lanes in, for `n` lanes of `len(i)` bytes: indices by
@@ -467,9 +469,7 @@ fn cfb_mac_group_vaes(
     assert!(lanes.len() > 1);
     // The kernels' contract: lanes in the comb order (`cfb_mac_order`) and of one round
     // count, each with its `io.len` bytes inside its input (`IoPtrs`) and output.
-    assert!(lanes
-        .windows(2)
-        .all(|w| cfb_mac_order(w[0].io.len) >= cfb_mac_order(w[1].io.len)));
+    assert!(in_comb_order(lanes));
     assert!(lanes
         .iter()
         .all(|l| l.blocks == l.io.len / BLOCK && l.io.len <= l.io.out_cap && !l.io.dst.is_null()));
