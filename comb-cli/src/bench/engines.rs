@@ -248,35 +248,30 @@ impl OursPrepared {
             }
         } else {
             // The algorithm's usual IV length (16; AES-GCM's 12-byte nonce) from the 16 bytes.
+            // Everything that depends only on the algorithm is settled here, once per call:
+            // inside the loop it was a branch or table lookup per message.
             let iv_len = self.alg.iv_len();
-            let aead = self.alg.is_aead();
+            // AEAD: the detached tag (the algorithm's default length; Julius has none),
+            // written on encrypt, checked on decrypt.
+            let tag_len = match self.alg.tag_lens() {
+                Some((_, _, d)) if self.alg.is_aead() => d,
+                _ => 0,
+            };
             let ad = &b.ad;
-            for (i, (((m, o), iv), t)) in b
-                .data
-                .io_mut()
-                .zip(&b.ivs)
-                .zip(b.tags.iter_mut())
-                .enumerate()
-            {
-                let job = Job::copy(key, m, o);
-                let job = if ad.len > 0 {
-                    job.with_ad(ad.get(i))
-                } else {
-                    job
-                };
-                let job = if iv_len > 0 {
-                    job.with_iv(&iv[..iv_len])
-                } else {
-                    job
-                };
-                // AEAD: the detached tag (the algorithm's default length; Julius has none),
-                // written on encrypt, checked on decrypt.
-                let tag_len = self.alg.tag_lens().map_or(0, |(_, _, d)| d);
-                jobs.extend(Some(match (aead && tag_len > 0, self.op) {
-                    (false, _) => job,
-                    (true, Op::Encrypt) => job.with_tag(Tag::Out(&mut t[..tag_len])),
-                    (true, Op::Decrypt) => job.with_tag(Tag::In(&t[..tag_len])),
-                }));
+            let ads = (0..b.ivs.len()).map(|i| ad.get(i));
+            let io = b.data.io_mut().zip(&b.ivs).zip(ads);
+            let base =
+                io.map(|(((m, o), iv), a)| Job::copy(key, m, o).with_ad(a).with_iv(&iv[..iv_len]));
+            match (tag_len, self.op) {
+                (0, _) => jobs.extend(base),
+                (_, Op::Encrypt) => jobs.extend(
+                    base.zip(b.tags.iter_mut())
+                        .map(|(job, t)| job.with_tag(Tag::Out(&mut t[..tag_len]))),
+                ),
+                (_, Op::Decrypt) => jobs.extend(
+                    base.zip(b.tags.iter())
+                        .map(|(job, t)| job.with_tag(Tag::In(&t[..tag_len]))),
+                ),
             }
         }
     }
