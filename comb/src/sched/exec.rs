@@ -299,16 +299,7 @@ fn run_window_vaes<R: ChainRule>(
 /// CLOC/ECB in the same run, medians of alternated runs, realistic mix 2.53 -> 2.49 (SILC 2.75
 /// -> 2.72; five), 64 bytes 2.62 -> 2.59 (four), 1456 bytes 2.22 -> 2.21 (three).)
 pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [Block], path: Path) {
-    assert_eq!(lanes.len(), macs.len());
-    assert!(lanes.iter().all(|l| l.blocks == l.io.len / BLOCK));
-    // The caller's part of the contract, refused here with a clear message (the ymm groups
-    // check it again for their kernels, whose memory safety rests on it).
-    assert!(in_comb_order(lanes), "lanes in the comb order");
-    let rounds0 = lanes.first().map_or(0, |l| l.key.rounds);
-    assert!(
-        lanes.iter().all(|l| l.key.rounds == rounds0),
-        "one round count"
-    );
+    check_cfb_mac_lanes(lanes, macs);
     match path {
         Path::Comb { lanes: p } if lanes.len() > 1 => {
             let vl = match k {
@@ -321,7 +312,9 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
                 match k {
                     Kernels::Vaes256(t) if group.len() > 1 => {
                         keys.assign(group.iter().map(|l| l.key));
-                        cfb_mac_group_vaes(t, vl, &keys, group, group_macs);
+                        // SAFETY: the group is a sub-slice of the lanes checked above (a
+                        // sub-slice of lanes in the comb order is in it), `keys` its keys.
+                        unsafe { cfb_mac_group_vaes(t, vl, &keys, group, group_macs) };
                     }
                     _ => {
                         let mut blocks = [0; MAX_LANES];
@@ -353,6 +346,38 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
             }
         }
     }
+}
+
+/// The CFB+MAC kernels' contract, refused with a panic where a caller breaks it, in one pass
+/// over the lanes: as many MAC states as lanes; every lane's `blocks` its whole blocks and its
+/// `io.len` bytes inside its output (a non-null `dst` and `out_cap`: the ymm kernels write the
+/// partial last block too); one round count; the comb order ([`cfb_mac_order`]
+/// non-increasing). The kernels' memory safety rests on all but the round count (a mismatch
+/// there would give wrong output, not an access out of bounds: round keys are 15-entry arrays).
+///
+/// (Checked as four passes here and two more per comb group on ymm, they cost more: `rdtsc`
+/// in a throw-away build, CLOC on 70-byte messages, batch 64, three alternated runs, the time
+/// of the ymm groups outside their kernel calls and key rows fell from 24-28 to 12-13 TSC
+/// ticks per message, this check's own from 13-16 to 12-15.)
+fn check_cfb_mac_lanes(lanes: &[ChainLane<'_>], macs: &[Block]) {
+    assert_eq!(lanes.len(), macs.len(), "a MAC state per lane");
+    let rounds = lanes.first().map_or(0, |l| l.key.rounds);
+    let mut last = usize::MAX;
+    // Every lane checked, no early exit: one `and` per condition, one branch per call.
+    let ok = lanes.iter().fold(true, |ok, l| {
+        let order = cfb_mac_order(l.io.len);
+        let in_order = order <= last;
+        last = order;
+        ok & in_order
+            & (l.blocks == l.io.len / BLOCK)
+            & (l.io.len <= l.io.out_cap)
+            & !l.io.dst.is_null()
+            & (l.key.rounds == rounds)
+    });
+    assert!(
+        ok,
+        "CFB+MAC lanes: whole blocks, outputs, one round count, in the comb order"
+    );
 }
 
 /// Whether `lanes` are in [`run_cfb_mac`]'s order: non-increasing [`cfb_mac_order`].
@@ -458,7 +483,12 @@ fn cfb_mac_tails(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
 /// 8, 10, 12 and 16 side by side, 0.351-0.465 TSC cycles/byte with one call of 5 or 6 pairs against
 /// 0.363-0.444 with calls of 4: as for the chain kernel, past 8 states the kernel is bound by its
 /// instruction throughput.)
-fn cfb_mac_group_vaes(
+///
+/// # Safety
+/// `lanes` pass [`check_cfb_mac_lanes`] (a sub-slice of lanes that passed does: the kernels'
+/// contract, which their memory safety rests on, checked once per [`run_cfb_mac`] call, not
+/// again per group).
+unsafe fn cfb_mac_group_vaes(
     _vaes: VaesToken,
     vl: Option<VaesZmmToken>,
     keys: &GroupKeys,
@@ -467,13 +497,7 @@ fn cfb_mac_group_vaes(
 ) {
     assert_eq!(lanes.len(), macs.len());
     assert!(lanes.len() > 1);
-    // The kernels' contract: lanes in the comb order (`cfb_mac_order`) and of one round
-    // count, each with its `io.len` bytes inside its input (`IoPtrs`) and output.
-    assert!(in_comb_order(lanes));
-    assert!(lanes
-        .iter()
-        .all(|l| l.blocks == l.io.len / BLOCK && l.io.len <= l.io.out_cap && !l.io.dst.is_null()));
-    debug_assert!(lanes.iter().all(|l| l.key.rounds == lanes[0].key.rounds));
+    debug_assert!(in_comb_order(lanes));
     let shared = keys.shared();
     let max = match vl {
         Some(_) => vaes::CFB_MAC_REGISTERS_VL,
@@ -485,7 +509,7 @@ fn cfb_mac_group_vaes(
         // SAFETY: the token `_vaes` proves AVX2 and VAES, `vl` AVX-512F, VL and BW beside
         // them; the chunk has at most `2 * max` lanes (`ymm_calls`) and as many MAC states, in
         // the comb order (a sub-slice of ordered lanes), each with its bytes inside its
-        // buffers (both checked above) and one round count (checked by the caller); `rows`
+        // buffers and one round count (this function's contract); `rows`
         // are this chunk's registers' rows of the group (chunks start on register
         // boundaries), or the shared row.
         unsafe {
@@ -554,6 +578,7 @@ mod tests {
     use super::*;
     use crate::aes::AesKey;
     use crate::block::{Block, IoPtrs};
+    use std::panic::AssertUnwindSafe;
 
     use crate::block::test_bytes as bytes;
     use crate::modes::cbc::CbcEncrypt as Cbc;
@@ -857,28 +882,49 @@ mod tests {
         }
     }
 
-    /// Lanes out of the comb order (a longer lane after a shorter one) are refused before any
-    /// kernel runs: the ymm kernels would take the shorter lane's end for the longer one's.
+    /// [`run_cfb_mac`]'s contract check refuses every way of breaking it, before any kernel
+    /// runs, and passes lanes that keep it: a longer lane after a shorter one (the ymm kernels
+    /// would take the shorter lane's end for the longer one's), `blocks` other than the whole
+    /// blocks, an output shorter than the message, no output, a second round count, a MAC state
+    /// missing.
     #[test]
-    #[should_panic(expected = "lanes in the comb order")]
-    fn cfb_mac_refuses_lanes_out_of_order() {
-        let key = AesKey::new(&[3; 16]).unwrap();
-        let input = [vec![1u8; 16], vec![2u8; 48]];
-        let mut out = [vec![0u8; 16], vec![0u8; 48]];
+    fn cfb_mac_check_refuses_each_broken_condition() {
+        let k128 = AesKey::new(&[3; 16]).unwrap();
+        let k256 = AesKey::new(&[3; 32]).unwrap();
+        let input = [vec![1u8; 48], vec![2u8; 20]];
+        let mut out = [vec![0u8; 48], vec![0u8; 20]];
         let [o0, o1] = &mut out;
-        let mut lanes = [(&input[0], o0), (&input[1], o1)].map(|(i, o)| ChainLane {
+        let good = [(&input[0], &mut o0[..]), (&input[1], &mut o1[..])].map(|(i, o)| ChainLane {
             io: IoPtrs::copy(i, o),
             chain: [0; BLOCK],
-            key: &key,
+            key: &k128,
             blocks: i.len() / BLOCK,
         });
-        let mut macs = [[0u8; BLOCK]; 2];
-        run_cfb_mac(
-            Kernels::Ni(NiToken::get().unwrap()),
-            &mut lanes,
-            &mut macs,
-            Path::Comb { lanes: 16 },
-        );
+        let macs = [[0u8; BLOCK]; 2];
+        check_cfb_mac_lanes(&good, &macs);
+        check_cfb_mac_lanes(&good[..1], &macs[..1]);
+        check_cfb_mac_lanes(&[], &[]);
+        let refused = |lanes: &[ChainLane<'_>], macs: &[Block]| {
+            std::panic::catch_unwind(AssertUnwindSafe(|| check_cfb_mac_lanes(lanes, macs))).is_err()
+        };
+        for what in [
+            "out of order",
+            "blocks",
+            "short output",
+            "no output",
+            "round count",
+        ] {
+            let mut l = good;
+            match what {
+                "out of order" => l.swap(0, 1),
+                "blocks" => l[1].blocks = 2,
+                "short output" => l[0].io.out_cap = 47,
+                "no output" => l[1].io.dst = core::ptr::null_mut(),
+                _ => l[1].key = &k256,
+            }
+            assert!(refused(&l, &macs), "{what}: accepted");
+        }
+        assert!(refused(&good, &macs[..1]), "a MAC state missing: accepted");
     }
 
     /// Both ymm CFB+MAC groups (AVX2's calls of 8 lanes and its batched partial blocks and,
@@ -906,7 +952,9 @@ mod tests {
                     let mut macs: Vec<Block> = order[..n].iter().map(|&j| ivs[j]).collect();
                     let mut keys = GroupKeys::default();
                     keys.assign(group.iter().map(|l| l.key));
-                    cfb_mac_group_vaes(t, vl, &keys, &mut group, &mut macs);
+                    check_cfb_mac_lanes(&group, &macs);
+                    // SAFETY: checked on the line above.
+                    unsafe { cfb_mac_group_vaes(t, vl, &keys, &mut group, &mut macs) };
                     let chains: Vec<Block> = group.iter().map(|l| l.chain).collect();
                     drop((keys, group, all));
                     check_cfb_mac(
