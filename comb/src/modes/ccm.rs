@@ -32,7 +32,7 @@
 //!    the block cipher in one batched call ([`Kernels::encrypt_many`], two blocks per job at
 //!    most); then per job the tag: written on encryption (followed by CTR from `A_1`),
 //!    compared in constant time on decryption — a mismatch zeroes the output `[..len]` and
-//!    gives [`Error::AuthenticationFailed`].
+//!    gives [`Error::AuthenticationFailed`](crate::Error::AuthenticationFailed).
 //!
 //! Both MAC passes are plain CBC-MAC chains over memory, so they run on the executor's fastest
 //! kernels; each pass plans its own windows (the prefix lengths and the message lengths
@@ -63,7 +63,7 @@ fn q_of(nonce: &[u8]) -> usize {
 }
 
 /// The tag length of a validated job (4..=16, even); 16 for a job without a tag (which
-/// validation excludes; [`finish`] reports it as [`Error::TagMisuse`]).
+/// validation excludes; [`finish`] reports it as [`Error::TagMisuse`](crate::Error::TagMisuse)).
 fn tag_len(tag: &TagIo<'_>) -> usize {
     match tag {
         TagIo::Out(t) => t.len(),

@@ -51,7 +51,7 @@
 //! Decryption is decrypt-then-verify in one pass (the tag needs `Σ`, i.e. every AES call of
 //! the message): the plaintext is written as it is computed and, on a tag mismatch (compared
 //! in constant time), the output `[..len]` is zeroed before the job gets
-//! [`Error::AuthenticationFailed`].
+//! [`Error::AuthenticationFailed`](crate::Error::AuthenticationFailed).
 //!
 //! Secrets wiped: the chain value, `Σ`, masks, the window buffers, the AD-hash state and the
 //! tag block; the derived key material on drop.

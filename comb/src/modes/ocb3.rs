@@ -30,8 +30,10 @@
 //!   is known, inside the job's kernel call).
 //! * Decryption: OCB3's checksum is over the plaintext, so the tag can only be checked after
 //!   decrypting. The plaintext is written, the tag compared in constant time
-//!   ([`tag_matches`]); on a mismatch the output bytes `[..len]` are zeroed before the job's
-//!   result ([`Error::AuthenticationFailed`]) is set, so no plaintext is left.
+//!   ([`tag_matches`](crate::block::tag_matches)); on a mismatch the output bytes `[..len]`
+//!   are zeroed before the job's result
+//!   ([`Error::AuthenticationFailed`](crate::Error::AuthenticationFailed)) is set, so no
+//!   plaintext is left.
 //!
 //! OCB3 has no sequential chain: batch path ([`Path::Comb`]) and single path
 //! ([`Path::Single`], one job per call) run the same code and give the same bytes; the batch

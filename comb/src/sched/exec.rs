@@ -1,4 +1,4 @@
-//! The comb executor: walks the comb schedule (the sorted [`Order`](super::plan::Order), its
+//! The comb executor: walks the comb schedule (the sorted [`Order`], its
 //! groups and their windows, as [`plan`](super::plan::plan) would lay them out) and calls the
 //! lane kernel instantiated for each window's lane count, once per window (CLOC's and SILC's
 //! ymm kernel instead runs each group's lanes to their own ends, see [`run_cfb_mac`]).
