@@ -355,7 +355,7 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
 /// non-increasing). The kernels' memory safety rests on all but the round count (a mismatch
 /// there would give wrong output, not an access out of bounds: round keys are 15-entry arrays).
 ///
-/// (Checked as four passes here and two more per comb group on ymm, they cost more: `rdtsc`
+/// (Checked as three passes here and two more per comb group on ymm, they cost more: `rdtsc`
 /// in a throw-away build, CLOC on 70-byte messages, batch 64, three alternated runs, the time
 /// of the ymm groups outside their kernel calls and key rows fell from 24-28 to 12-13 TSC
 /// ticks per message, this check's own from 13-16 to 12-15.)
