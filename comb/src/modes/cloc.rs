@@ -51,21 +51,24 @@
 //! generic stepper with both chains side by side in memory spent more time in its per-step
 //! glue than in the cipher: 2.3.
 //!
-//! Where the batch time goes (Intel AVX-512 VM, TSC 2.0 GHz, contended; `rdtsc` around the
-//! parts of [`encrypt_batch_one_ad_step`] in a throw-away build, TSC ticks per message,
-//! 70-byte messages / the realistic mix): the comb order 10 / 17, `V` 30 / 35, the chain
-//! lanes and MAC seeds 12 / 15, the message chains 106 / 369 (at 70 bytes 57 of them in the
-//! kernel calls and 31 in checks and the groups' glue, of which checking the lanes in one
-//! pass has since saved 12-19 in alternated runs), the finalisation 21 / 28, the tags and
-//! results 20 / 21; validation and the benchmark's job building another 60 or so. So a
-//! short message's time is mostly glue, spread over parts of 10-35 ticks each. A kernel call
-//! also has a fixed cost: on 16 lanes of 1-16 whole blocks, about 7 ticks per lane and step
-//! plus about 38 per lane (its prologue, the end of every lane and the masks). Long messages
-//! run at about 77% of the AES units' peak (1450 bytes: 6.0 ticks per lane and step, 3.0 per
-//! block of either chain, against 2.3 at the peak), and unequal lengths inside a comb group
-//! cost 5-10% of the mix (lengths files of that distribution, each group of 16 set to its
-//! mean length: CLOC/ECB 2.58-2.75 -> 2.45-2.49). Building `V`, the lanes and the MAC seeds
-//! in one pass over the jobs instead of three measured no faster.
+//! Where the batch time goes (Intel AVX-512 VM, TSC 2.0 GHz, in a quiet spell; `rdtsc`
+//! around the parts of [`encrypt_batch_one_ad_step`] in a throw-away build, TSC ticks per
+//! message, the realistic mix (three runs) / 64-byte messages (one)): the comb order 12-13 / 13,
+//! `V` 24-26 / 32 (since made from a part per key, which took it from 40-47 to 17-19 in a
+//! contended spell), the chain lanes and MAC seeds 9-10 / 13, the message chains 278-296 /
+//! 93 (of which the kernel calls 251-265 / 56), the finalisation 17-19 / 24, the tags and
+//! results 17 / 21; validation and the benchmark's job building about 30 more. Contended
+//! spells put the same parts 25-80% higher. So a short message's time is mostly glue, spread
+//! over parts of 10-35 ticks each. A kernel call also has a fixed cost: 16 lanes of one
+//! whole block took 388 ticks in the fastest call, of four blocks 640, where one step's AES
+//! work is about 60. Long messages run near the AES units' rate: at 1456 bytes the fastest
+//! call took 2.09-2.10 ticks per block of either chain (4.4 per lane and step on average),
+//! against 1.94-1.96 for a stand-alone loop of the same step (16 lanes, both chains, loads
+//! and stores, buffers in L2) in the same minutes. (A contended spell had put the kernel at
+//! 77% of the peak; that was the host.) Unequal lengths inside a comb group cost 5-10% of
+//! the mix (lengths files of that distribution, each group of 16 set to its mean length:
+//! CLOC/ECB 2.58-2.75 -> 2.45-2.49). Building `V`, the lanes and the MAC seeds in one pass
+//! over the jobs instead of three measured no faster.
 //!
 //! # The single path
 //! One message runs the same kernel on xmm, its two chains side by side: 3.3 TSC
