@@ -53,8 +53,8 @@
 //!
 //! Where the batch time goes (Intel AVX-512 VM, TSC 2.0 GHz, in a quiet spell; `rdtsc`
 //! around the parts of [`encrypt_batch_one_ad_step`] in a throw-away build, TSC ticks per
-//! message, the realistic mix (three runs) / 64-byte messages (one)): the comb order 12-13 / 13,
-//! `V` 24-26 / 32 (since made from a part per key, which took it from 40-47 to 17-19 in a
+//! message, the realistic mix (three runs) / 64-byte messages (one)): the comb order 12-13 /
+//! 13, `V` 24-26 / 32 (since made from a part per key, which took it from 40-47 to 17-19 in a
 //! contended spell), the chain lanes and MAC seeds 9-10 / 13, the message chains 278-296 /
 //! 93 (of which the kernel calls 251-265 / 56), the finalisation 17-19 / 24, the tags and
 //! results 17 / 21; validation and the benchmark's job building about 30 more. Contended
