@@ -197,12 +197,7 @@ impl Scheme for Cloc {
     }
 
     fn v(state: &Block, ad: &[u8], nonce: &[u8]) -> Block {
-        // PARAM ‖ N ‖ 10* (the nonce is validated to 12 bytes; shorter would pad, longer is
-        // cut at the block), as a little-endian integer from word loads (a block of byte
-        // stores and copies, read back as 16 bytes, stalled store forwarding).
-        let n = nonce.len().min(BLOCK - 1);
-        let pn = u128::from(PARAM) | u128::from_le_bytes(load_short(&nonce[..n])) << 8;
-        let mut s = xor(state, &pad10(&pn.to_le_bytes(), n + 1));
+        let mut s = xor(state, &param_nonce(nonce));
         // f2 when the AD was 10*-padded (empty or not whole blocks), f1 otherwise.
         let padded = ad.is_empty() || !ad.len().is_multiple_of(BLOCK);
         let v = g_pow(&s, if padded { 1 } else { 8 });
@@ -218,22 +213,7 @@ impl Scheme for Cloc {
     }
 
     fn v_of(key_part: &Block, nonce: &[u8]) -> Block {
-        // `PN` as a little-endian integer; the 12-byte nonce (what validation allows) from
-        // two fixed-width loads, any other length as `v` reads it.
-        let pn = match nonce.first_chunk::<12>() {
-            Some(n) if nonce.len() == 12 => {
-                let lo = u64::from_le_bytes(n[..8].try_into().unwrap_or([0; 8]));
-                let hi = u32::from_le_bytes(n[8..].try_into().unwrap_or([0; 4]));
-                (u128::from(PARAM) | u128::from(lo) << 8 | u128::from(hi) << 72 | 0x80 << 104)
-                    .to_le_bytes()
-            }
-            _ => {
-                let n = nonce.len().min(BLOCK - 1);
-                let pn = u128::from(PARAM) | u128::from_le_bytes(load_short(&nonce[..n])) << 8;
-                pad10(&pn.to_le_bytes(), n + 1)
-            }
-        };
-        xor(key_part, &g_pow(&pn, 1))
+        xor(key_part, &g_pow(&param_nonce(nonce), 1))
     }
 
     fn mac_seed(v: &Block) -> Block {
@@ -260,6 +240,27 @@ impl Scheme for Cloc {
 
     fn final_second(out: &Block, _msg_len: usize) -> Block {
         *out // FINAL_CALLS == 1: never called
+    }
+}
+
+/// `PARAM ‖ N ‖ 10*`, the block CLOC xors into the AD chain's value to make `V` (the nonce is
+/// validated to 12 bytes; shorter would pad, longer is cut at the block). Built as a
+/// little-endian integer from word loads (a block of byte stores and copies, read back as 16
+/// bytes, stalled store forwarding); the 12-byte nonce from two fixed-width loads, with the
+/// padding bit a constant.
+fn param_nonce(nonce: &[u8]) -> Block {
+    match nonce.first_chunk::<12>() {
+        Some(n) if nonce.len() == 12 => {
+            let lo = u64::from_le_bytes(n[..8].try_into().unwrap_or([0; 8]));
+            let hi = u32::from_le_bytes(n[8..].try_into().unwrap_or([0; 4]));
+            (u128::from(PARAM) | u128::from(lo) << 8 | u128::from(hi) << 72 | 0x80 << 104)
+                .to_le_bytes()
+        }
+        _ => {
+            let n = nonce.len().min(BLOCK - 1);
+            let pn = u128::from(PARAM) | u128::from_le_bytes(load_short(&nonce[..n])) << 8;
+            pad10(&pn.to_le_bytes(), n + 1)
+        }
     }
 }
 
@@ -842,9 +843,26 @@ mod tests {
         out
     }
 
+    /// `PARAM ‖ N ‖ 10*` for every nonce length the code can see (validation lets only 12
+    /// through, which takes the fixed-width read), byte by byte as the specification writes
+    /// it.
+    #[test]
+    fn param_nonce_is_param_nonce_padded() {
+        for n in 0..BLOCK {
+            let nonce = bytes(77 + n as u64, n);
+            let mut want = [0u8; BLOCK];
+            want[0] = PARAM;
+            want[1..=n].copy_from_slice(&nonce);
+            if n + 1 < BLOCK {
+                want[n + 1] = 0x80; // a 15-byte nonce fills the block: no padding
+            }
+            assert_eq!(param_nonce(&nonce), want, "nonce of {n} bytes");
+        }
+    }
+
     /// CLOC's `V` with empty AD from the key's part and the nonce is the `V` that the AD
     /// phase's chain value (`h(E(0))`) and [`Scheme::v`] make, for every nonce length the
-    /// code can see (validation lets only 12 through; the others take the general read).
+    /// code can see.
     #[test]
     fn v_from_key_part_is_v() {
         for seed in 0..20 {
