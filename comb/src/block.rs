@@ -492,6 +492,96 @@ impl<'a> IoPtrs<'a> {
         zeroize::Zeroize::zeroize(out);
     }
 
+    /// Reads this input, writes `out` instead of this output: a job's input with a scratch
+    /// output (CLOC's and SILC's keystream of an in-place job, which must not overwrite the
+    /// ciphertext before its tag is checked).
+    pub(crate) fn with_output<'b>(&self, out: &'b mut [u8]) -> IoPtrs<'b>
+    where
+        'a: 'b,
+    {
+        IoPtrs {
+            src: self.src,
+            dst: out.as_mut_ptr(),
+            len: self.len,
+            out_cap: out.len(),
+            _life: PhantomData,
+        }
+    }
+
+    /// Whether the output is the input (in place).
+    pub(crate) fn in_place_io(&self) -> bool {
+        core::ptr::eq(self.src, self.dst)
+    }
+
+    /// The first `len` output bytes become the input's xor the first `len` output bytes of
+    /// `ks` (a keystream written there: this job's own output, or a scratch buffer when in
+    /// place), each byte read before it is written.
+    pub(crate) fn xor_to_output(&self, ks: &IoPtrs<'_>) {
+        assert!(!ks.dst.is_null() && self.len <= ks.out_cap);
+        // SAFETY: `ks.dst` is valid for `ks.out_cap >= len` bytes (its invariant).
+        unsafe { self.xor_raw(ks.dst) }
+    }
+
+    /// `dst[i] = src[i] ^ ks[i]` for `i < len`, each byte read before it is written, so `ks`
+    /// may be `dst`, and `src` may be `dst`: with AVX-512 ([`xor_bytes_masked`]), else
+    /// [`IoPtrs::xor_raw_words`].
+    ///
+    /// # Safety
+    /// `ks` is readable for `len` bytes.
+    unsafe fn xor_raw(&self, ks: *const u8) {
+        assert!(!self.dst.is_null() && self.len <= self.out_cap);
+        let n = self.len;
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        if masked_bytes() {
+            // SAFETY: the CPU has AVX-512BW and VL; `src`, `ks` readable and `dst` writable for
+            // `len` bytes (above and the caller), each 32 bytes read before they are written.
+            unsafe { xor_bytes_masked(self.dst, self.src, ks, n) };
+            return;
+        }
+        // SAFETY: the caller's guarantee.
+        unsafe { self.xor_raw_words(ks) }
+    }
+
+    /// [`IoPtrs::xor_raw`] without AVX-512: 64 bytes at a time (all loaded before any is
+    /// stored), then 16, then single bytes.
+    ///
+    /// # Safety
+    /// As for [`IoPtrs::xor_raw`].
+    unsafe fn xor_raw_words(&self, ks: *const u8) {
+        assert!(!self.dst.is_null() && self.len <= self.out_cap);
+        let n = self.len;
+        let word = |p: *const u8, i: usize| {
+            // SAFETY: callers below keep `i + 16 <= len`: inside the input, the output and `ks`.
+            unsafe { p.add(i).cast::<u128>().read_unaligned() }
+        };
+        let mut i = 0;
+        while i + 4 * BLOCK <= n {
+            let x: [u128; 4] =
+                core::array::from_fn(|j| word(self.src, i + BLOCK * j) ^ word(ks, i + BLOCK * j));
+            for (j, x) in x.into_iter().enumerate() {
+                // SAFETY: `i + 64 <= len <= out_cap`.
+                unsafe {
+                    self.dst
+                        .add(i + BLOCK * j)
+                        .cast::<u128>()
+                        .write_unaligned(x)
+                };
+            }
+            i += 4 * BLOCK;
+        }
+        while i + BLOCK <= n {
+            let x = word(self.src, i) ^ word(ks, i);
+            // SAFETY: `i + 16 <= len <= out_cap`.
+            unsafe { self.dst.add(i).cast::<u128>().write_unaligned(x) };
+            i += BLOCK;
+        }
+        while i < n {
+            // SAFETY: `i < len`, as above.
+            unsafe { *self.dst.add(i) = *self.src.add(i) ^ *ks.add(i) };
+            i += 1;
+        }
+    }
+
     /// The output bytes `[0, n)` as a slice (n <= out_cap), for post-processing such as the
     /// PKCS#7 check. Only call when no other view of the output is alive.
     pub(crate) fn output(&mut self, n: usize) -> &mut [u8] {
@@ -513,6 +603,42 @@ use core::arch::x86_64::{__m128i, _mm_storeu_si128};
 #[inline(always)]
 fn masked_bytes() -> bool {
     std::is_x86_feature_detected!("avx512bw") && std::is_x86_feature_detected!("avx512vl")
+}
+
+/// `dst[..n] = src[..n] ^ ks[..n]`, 32 bytes at a time (both loaded before the store, so
+/// `dst` may be `src` or `ks`), the last 1..=31 bytes under a byte mask: no byte past `n`
+/// read or written, no byte loop. (Decryption's keystream pass of CLOC and SILC, which runs
+/// only where AVX-512 is.)
+///
+/// # Safety
+/// AVX-512BW and AVX-512VL; `src` and `ks` readable and `dst` writable for `n` bytes.
+#[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl")]
+unsafe fn xor_bytes_masked(dst: *mut u8, src: *const u8, ks: *const u8, n: usize) {
+    #[cfg(target_arch = "x86")]
+    use core::arch::x86::*;
+    #[cfg(target_arch = "x86_64")]
+    use core::arch::x86_64::*;
+    let mut i = 0;
+    while i + 32 <= n {
+        // SAFETY: `i + 32 <= n`: inside all three (caller).
+        unsafe {
+            let x = _mm256_loadu_si256(src.add(i).cast());
+            let k = _mm256_loadu_si256(ks.add(i).cast());
+            _mm256_storeu_si256(dst.add(i).cast(), _mm256_xor_si256(x, k));
+        }
+        i += 32;
+    }
+    if i < n {
+        let mask: __mmask32 = (1u32 << (n - i)) - 1;
+        // SAFETY: masked-off bytes are neither read nor written (nor can they fault); the
+        // `n - i` others are inside all three (caller).
+        unsafe {
+            let x = _mm256_maskz_loadu_epi8(mask, src.add(i).cast());
+            let k = _mm256_maskz_loadu_epi8(mask, ks.add(i).cast());
+            _mm256_mask_storeu_epi8(dst.add(i).cast(), mask, _mm256_xor_si256(x, k));
+        }
+    }
 }
 
 /// `p[..n]` (`n` <= 16) at the start of a zero block, by one byte-masked load: the other
@@ -748,6 +874,47 @@ mod tests {
                 let got = run(IoPtrs::in_place(&mut buf, len));
                 assert_eq!(buf, expect_in, "in place, len {len}, words {words}");
                 assert_eq!(got, tail_in, "in place, len {len}, words {words}: input");
+            }
+        }
+    }
+
+    /// `xor_to_output` makes output `[0, len)` the input xor a keystream, on both paths (the
+    /// dispatching entry, then the word path on its own): the keystream in the job's own output
+    /// (out of place) or in another buffer (in place, or out of place), nothing past `len`
+    /// touched.
+    #[test]
+    fn xor_to_output_matches_a_bytewise_model() {
+        for len in 0..=140usize {
+            let input: Vec<u8> = (0..len)
+                .map(|i| (i as u8).wrapping_mul(29) ^ 0x5C)
+                .collect();
+            let ks: Vec<u8> = (0..len + 3)
+                .map(|i| (i as u8).wrapping_mul(71) ^ 0xA3)
+                .collect();
+            let mut want: Vec<u8> = input.iter().zip(&ks).map(|(a, b)| a ^ b).collect();
+            want.extend_from_slice(&ks[len..]);
+            for words in [false, true] {
+                let run = |io: IoPtrs<'_>, from: &IoPtrs<'_>| {
+                    if words {
+                        // SAFETY: `from`'s output holds `len` readable bytes.
+                        unsafe { io.xor_raw_words(from.dst) }
+                    } else {
+                        io.xor_to_output(from)
+                    }
+                };
+                let what = format!("len {len}, words {words}");
+                // Out of place, the keystream in the output itself.
+                let mut out = ks.clone();
+                let io = IoPtrs::copy(&input, &mut out);
+                run(io, &io);
+                assert_eq!(out, want, "{what}: in the output");
+                // In place, the keystream in a scratch buffer.
+                let mut buf = input.clone();
+                buf.extend_from_slice(&ks[len..]);
+                let mut scratch = ks[..len].to_vec();
+                let io = IoPtrs::in_place(&mut buf, len);
+                run(io, &io.with_output(&mut scratch));
+                assert_eq!(buf, want, "{what}: in place");
             }
         }
     }

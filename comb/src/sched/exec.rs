@@ -314,7 +314,7 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
                         keys.assign(group.iter().map(|l| l.key));
                         // SAFETY: the group is a sub-slice of the lanes checked above (a
                         // sub-slice of lanes in the comb order is in it), `keys` its keys.
-                        unsafe { cfb_mac_group_vaes(t, vl, &keys, group, group_macs) };
+                        unsafe { cfb_mac_group_vaes::<false>(t, vl, &keys, group, group_macs) };
                     }
                     _ => {
                         let mut blocks = [0; MAX_LANES];
@@ -345,6 +345,48 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
                 cfb_mac_tails(k, lane, mac);
             }
         }
+    }
+}
+
+/// Decryption's twin of [`run_cfb_mac`] (CLOC's and SILC's), on the AVX-512 CFB+MAC kernel
+/// (the CPU must have it: [`cfb_mac_keystream_available`]): every lane reads its ciphertext
+/// `C_i` and writes the keystream `K_i = E(X_i)` (`X_1` = its `chain`, `X_{i+1} = fix1(C_i)`)
+/// to its output, and its MAC state runs over the ciphertext as on encryption, ending at
+/// `T_{m-1} ^ C_m` (`C_m` zero beyond the message). No plaintext is made: the caller xors the
+/// keystream into the messages whose tags it has verified. Each comb group of
+/// `lanes_per_group` lanes is one kernel call with both chains of its lanes in flight (the
+/// verify-first pass without it runs the MAC chains alone, then the keystream: two passes of
+/// windows). After each group, `done(group, its MAC states, index of its first lane)`: work
+/// there finds the group's messages and keystream still in L1.
+pub(crate) fn run_cfb_mac_keystream<'a>(
+    k: Kernels,
+    lanes: &mut [ChainLane<'a>],
+    macs: &mut [Block],
+    lanes_per_group: usize,
+    mut done: impl FnMut(&[ChainLane<'a>], &mut [Block], usize),
+) {
+    let (t, vl) = keystream_tokens(k).expect("the keystream kernel needs AVX-512");
+    check_cfb_mac_lanes(lanes, macs);
+    let p = lanes_per_group.clamp(1, MAX_LANES);
+    let mut keys = GroupKeys::default();
+    for (g, (group, group_macs)) in lanes.chunks_mut(p).zip(macs.chunks_mut(p)).enumerate() {
+        keys.assign(group.iter().map(|l| l.key));
+        // SAFETY: the group is a sub-slice of the lanes checked above, `keys` its keys, `vl`
+        // the AVX-512 token the keystream kernel needs.
+        unsafe { cfb_mac_group_vaes::<true>(t, Some(vl), &keys, group, group_macs) };
+        done(group, group_macs, g * p);
+    }
+}
+
+/// Whether [`run_cfb_mac_keystream`] runs on `k`'s CPU (AVX-512F, VL and BW beside VAES).
+pub(crate) fn cfb_mac_keystream_available(k: Kernels) -> bool {
+    keystream_tokens(k).is_some()
+}
+
+fn keystream_tokens(k: Kernels) -> Option<(VaesToken, VaesZmmToken)> {
+    match k {
+        Kernels::Vaes256(t) => VaesZmmToken::with(t).map(|vl| (t, vl)),
+        Kernels::Ni(_) => None,
     }
 }
 
@@ -464,7 +506,8 @@ fn cfb_mac_tails(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
     buf[..used].iter_mut().for_each(wipe);
 }
 
-/// One comb group of [`run_cfb_mac`] on ymm (at least two lanes, in its order
+/// One comb group of [`run_cfb_mac`] on ymm (at least two lanes; with `DEC`, decryption's
+/// keystream pass ([`run_cfb_mac_keystream`]) on the AVX-512 kernel, at least one; in its order
 /// ([`cfb_mac_order`]), `keys` assigned for them): every lane's both chains over all its bytes,
 /// each kernel call running its lanes to their own ends ([`vaes::cfb_mac_lanes`]): no windows of
 /// equal progress, so no call per distinct length. Calls of at most [`vaes::CFB_MAC_REGISTERS`]
@@ -481,7 +524,7 @@ fn cfb_mac_tails(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
 /// `lanes` pass [`check_cfb_mac_lanes`] (a sub-slice of lanes that passed does: the kernels'
 /// contract, which their memory safety rests on, checked once per [`run_cfb_mac`] call, not
 /// again per group).
-unsafe fn cfb_mac_group_vaes(
+unsafe fn cfb_mac_group_vaes<const DEC: bool>(
     _vaes: VaesToken,
     vl: Option<VaesZmmToken>,
     keys: &GroupKeys,
@@ -489,7 +532,9 @@ unsafe fn cfb_mac_group_vaes(
     macs: &mut [Block],
 ) {
     assert_eq!(lanes.len(), macs.len());
-    assert!(lanes.len() > 1);
+    assert!(!lanes.is_empty());
+    // Decryption's keystream pass has only the AVX-512 kernel (tails inside its steps).
+    assert!(!DEC || vl.is_some());
     // The contract again in debug builds (release builds rely on the caller's check).
     if cfg!(debug_assertions) {
         check_cfb_mac_lanes(lanes, macs);
@@ -510,10 +555,10 @@ unsafe fn cfb_mac_group_vaes(
         // boundaries), or the shared row.
         unsafe {
             match (vl, shared) {
-                (Some(_), true) => vaes::cfb_mac_lanes_vl::<true>(chunk, chunk_macs, rows),
-                (Some(_), false) => vaes::cfb_mac_lanes_vl::<false>(chunk, chunk_macs, rows),
-                (None, true) => vaes::cfb_mac_lanes::<true>(chunk, chunk_macs, rows),
-                (None, false) => vaes::cfb_mac_lanes::<false>(chunk, chunk_macs, rows),
+                (Some(_), true) => vaes::cfb_mac_lanes_vl::<true, DEC>(chunk, chunk_macs, rows),
+                (Some(_), false) => vaes::cfb_mac_lanes_vl::<false, DEC>(chunk, chunk_macs, rows),
+                (None, true) => vaes::cfb_mac_lanes::<true, false>(chunk, chunk_macs, rows),
+                (None, false) => vaes::cfb_mac_lanes::<false, false>(chunk, chunk_macs, rows),
             }
         }
     }
@@ -878,6 +923,72 @@ mod tests {
         }
     }
 
+    /// Decryption's keystream kernel ([`run_cfb_mac_keystream`]) on ciphertexts made by the
+    /// definition: each lane's output is its keystream (ciphertext xor plaintext, partial last
+    /// blocks included, nothing past the message written), its MAC state the encryption's;
+    /// `done` sees every group once, in order, at most `p` lanes. Per-lane and shared keys of
+    /// each size, several lane counts, where the CPU has AVX-512.
+    #[test]
+    fn cfb_mac_keystream_matches_encryption() {
+        for (k, path) in test_paths() {
+            let (Path::Comb { lanes: p }, true) = (path, cfb_mac_keystream_available(k)) else {
+                continue;
+            };
+            for klen in [16, 24, 32] {
+                let case = Fix1Case::with_tails(&[klen], cfb_mac_tail);
+                let n = case.ivs.len();
+                let ivs = mac_ivs(n);
+                for shared in [false, true] {
+                    let what = format!("{k:?} P {p} klen {klen} shared {shared}");
+                    let key = |j: usize| case.key(if shared { 0 } else { j });
+                    let sealed: Vec<(Vec<u8>, Block)> = (0..n)
+                        .map(|j| {
+                            let (c, _, y) = cfb_mac_by_definition(&case, j, key(j), ivs[j]);
+                            (c, y)
+                        })
+                        .collect();
+                    // One byte past each message, which must stay untouched.
+                    let mut out: Vec<Vec<u8>> = sealed
+                        .iter()
+                        .map(|(c, _)| vec![0xa5; c.len() + 1])
+                        .collect();
+                    let order = cfb_mac_comb_order(n, |j| sealed[j].0.len());
+                    let mut by_lane: Vec<Option<&mut Vec<u8>>> = out.iter_mut().map(Some).collect();
+                    let mut lanes: Vec<ChainLane<'_>> = order
+                        .iter()
+                        .map(|&j| {
+                            let o = by_lane[j].take().unwrap();
+                            let c = &sealed[j].0;
+                            ChainLane {
+                                io: IoPtrs::copy(c, &mut o[..c.len()]),
+                                chain: case.ivs[j],
+                                key: key(j),
+                                blocks: c.len() / BLOCK,
+                            }
+                        })
+                        .collect();
+                    let mut macs: Vec<Block> = order.iter().map(|&j| ivs[j]).collect();
+                    let mut next = 0;
+                    run_cfb_mac_keystream(k, &mut lanes, &mut macs, p, |group, _, first| {
+                        assert_eq!(first, next, "{what}: groups in order");
+                        assert!(!group.is_empty() && group.len() <= p, "{what}");
+                        next += group.len();
+                    });
+                    assert_eq!(next, n, "{what}: every group");
+                    drop(lanes);
+                    for (g, &j) in order.iter().enumerate() {
+                        let (c, y) = &sealed[j];
+                        let ks: Vec<u8> =
+                            c.iter().zip(&case.input[j]).map(|(a, b)| a ^ b).collect();
+                        assert_eq!(out[j][..c.len()], ks[..], "{what}: lane {j} keystream");
+                        assert_eq!(out[j][c.len()], 0xa5, "{what}: lane {j} past its end");
+                        assert_eq!(macs[g], *y, "{what}: lane {j} MAC");
+                    }
+                }
+            }
+        }
+    }
+
     /// [`run_cfb_mac`]'s contract check refuses every way of breaking it, before any kernel
     /// runs, and passes lanes that keep it: a longer lane after a shorter one (the ymm kernels
     /// would take the shorter lane's end for the longer one's), `blocks` other than the whole
@@ -950,7 +1061,7 @@ mod tests {
                     keys.assign(group.iter().map(|l| l.key));
                     check_cfb_mac_lanes(&group, &macs);
                     // SAFETY: checked on the line above.
-                    unsafe { cfb_mac_group_vaes(t, vl, &keys, &mut group, &mut macs) };
+                    unsafe { cfb_mac_group_vaes::<false>(t, vl, &keys, &mut group, &mut macs) };
                     let chains: Vec<Block> = group.iter().map(|l| l.chain).collect();
                     drop((keys, group, all));
                     check_cfb_mac(

@@ -586,12 +586,16 @@ fn head<T, const K: usize>(x: &mut [T; CFB_MAC_ARRAY]) -> &mut [T; K] {
 
 /// Defines a CFB+MAC kernel (see [`cfb_mac_lanes`]) compiled for `$features`, running at most
 /// `$max` registers, and with `$tails` the partial last blocks too (byte-masked loads and
-/// stores: AVX-512BW): one body for the AVX2 kernel and the AVX-512 one.
+/// stores: AVX-512BW): one body for the AVX2 kernel and the AVX-512 one. With `DEC`
+/// (decryption's pass of CLOC and SILC, used with the AVX-512 kernel only) the input is the
+/// ciphertext: the output is the keystream `E(X_i)`, and both chains take the loaded `C_i`
+/// (`X_{i+1} = fix1(C_i)`, the MAC over `C_i` zero beyond the message), so they are the
+/// encryption's chains without a plaintext ever made.
 macro_rules! cfb_mac_kernel {
     ($(#[$attr:meta])* $name:ident, $features:literal, $max:expr, $tails:expr) => {
         $(#[$attr])*
         #[target_feature(enable = $features)]
-        pub(crate) unsafe fn $name<const SHARED: bool>(
+        pub(crate) unsafe fn $name<const SHARED: bool, const DEC: bool>(
             lanes: &mut [ChainLane<'_>],
             macs: &mut [Block],
             keys: &[PairKey],
@@ -611,7 +615,7 @@ macro_rules! cfb_mac_kernel {
             #[inline]
             #[target_feature(enable = $features)]
             #[allow(clippy::too_many_arguments)]
-            unsafe fn steps<const K: usize, const SHARED: bool>(
+            unsafe fn steps<const K: usize, const SHARED: bool, const DEC: bool>(
                 pairs: &[Pair<'_>; K],
                 keys: &[PairKey],
                 rounds: usize,
@@ -653,18 +657,28 @@ macro_rules! cfb_mac_kernel {
                         // alternated runs, medians: realistic mix 2.80 -> 2.74, 1456 bytes
                         // 2.41 -> 2.34, 4096 bytes 2.29 -> 2.22; the AVX2 kernel, forced,
                         // 1456 bytes 2.65 -> 2.53, the mix unchanged).
-                        let last = _mm256_xor_si256(key(r).row(rounds), ps[r]);
+                        // With `DEC` the input is the ciphertext: the step's output is the
+                        // keystream `E(X_i)` alone, and the chains take the loaded `C_i`.
+                        let last = if DEC {
+                            key(r).row(rounds)
+                        } else {
+                            _mm256_xor_si256(key(r).row(rounds), ps[r])
+                        };
                         let mut c = _mm256_aesenclast_epi128(a[r], last);
                         let t = _mm256_aesenclast_epi128(b[r], key(r).row(FOLD));
                         if masked {
                             // The ciphertext, zero beyond the message: what the MAC takes.
                             // SAFETY: only the kernel with tails masks, and it has
                             // AVX-512BW and AVX-512VL.
-                            c = unsafe { zero_masked(masks[r], c) };
+                            if !DEC {
+                                c = unsafe { zero_masked(masks[r], c) };
+                            }
                             unsafe { pairs[r].store_masked(i, c, masks[r]) };
                         } else {
                             unsafe { pairs[r].store(i, c) };
                         }
+                        // The ciphertext block, zero beyond the message (`DEC`: as loaded).
+                        let c = if DEC { ps[r] } else { c };
                         b[r] = _mm256_xor_si256(t, c);
                         // `fix1(C) ^ k_0`. (As one `vpternlogd` in the AVX-512 kernel it ran
                         // 17% slower at 1456 bytes: Intel AVX-512 VM, CLOC/ECB 2.34 -> 2.74.)
@@ -770,7 +784,7 @@ macro_rules! cfb_mac_kernel {
                 // the unmasked bytes of block `end - 1`; the kernel's features are this
                 // function's.
                 by_width!(live.div_ceil(2), MAX; K => unsafe {
-                    steps::<K, SHARED>(
+                    steps::<K, SHARED, DEC>(
                         head(&mut pairs),
                         keys,
                         rounds,
