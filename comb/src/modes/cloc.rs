@@ -107,7 +107,7 @@ use crate::block::{
     load_short, pad10, store_short, tag_matches, wipe, xor, Block, IoPtrs, SecretBlocks, BLOCK,
 };
 use crate::modes::cmac::CbcMac;
-use crate::modes::{finish_tag, keystream_tails, set_ok, Prepared, TagIo};
+use crate::modes::{finish_tag, finish_tag_then, keystream_tails, set_ok, Prepared, TagIo};
 use crate::sched::exec::{
     cfb_mac_comb_order, cfb_mac_keystream_available, run_cfb_mac, run_cfb_mac_keystream, run_chain,
     run_chain_then, Path,
@@ -498,7 +498,7 @@ fn vs_one_ad_step<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], order: &[usize])
 /// 1.02-1.06 (CLOC) and from 1.38-1.44 to 1.12-1.15 (SILC).
 fn decrypt_batch_keystream<S: Scheme>(
     k: Kernels,
-    jobs: &[Prepared<'_>],
+    jobs: &mut [Prepared<'_>],
     results: &mut [JobResult],
     order: &[usize],
     vs: &[Block],
@@ -540,20 +540,9 @@ fn decrypt_batch_keystream<S: Scheme>(
             let group_vs = &vs[first..first + group.len()];
             tag_blocks::<S, CHUNK>(k, tags, group_vs.iter(), members.iter().map(|&i| &jobs[i]));
             for ((&i, d), t) in members.iter().zip(group).zip(tags.iter()) {
-                let job = &jobs[i];
-                let io = job.lane.io;
-                let slot = &mut results[job.index];
-                match &job.tag {
-                    TagIo::In(want) if tag_matches(t, want) => {
-                        io.xor_to_output(&d.io);
-                        set_ok(slot, io.len);
-                    }
-                    TagIo::In(_) => {
-                        io.zero_output(io.len);
-                        *slot = Err(Error::AuthenticationFailed);
-                    }
-                    _ => *slot = Err(Error::TagMisuse), // excluded by validation
-                }
+                let job = &mut jobs[i];
+                let (io, slot) = (job.lane.io, &mut results[job.index]);
+                finish_tag_then(job, t, slot, io.len, || io.xor_to_output(&d.io));
             }
         },
     );

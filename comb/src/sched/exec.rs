@@ -302,10 +302,7 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
     check_cfb_mac_lanes(lanes, macs);
     match path {
         Path::Comb { lanes: p } if lanes.len() > 1 => {
-            let vl = match k {
-                Kernels::Vaes256(t) => VaesZmmToken::with(t),
-                Kernels::Ni(_) => None,
-            };
+            let vl = zmm_tokens(k).map(|(_, vl)| vl);
             let p = p.clamp(1, MAX_LANES);
             let mut keys = GroupKeys::default();
             for (group, group_macs) in lanes.chunks_mut(p).zip(macs.chunks_mut(p)) {
@@ -365,7 +362,7 @@ pub(crate) fn run_cfb_mac_keystream<'a>(
     lanes_per_group: usize,
     mut done: impl FnMut(&[ChainLane<'a>], &mut [Block], usize),
 ) {
-    let (t, vl) = keystream_tokens(k).expect("the keystream kernel needs AVX-512");
+    let (t, vl) = zmm_tokens(k).expect("the keystream kernel needs AVX-512");
     check_cfb_mac_lanes(lanes, macs);
     let p = lanes_per_group.clamp(1, MAX_LANES);
     let mut keys = GroupKeys::default();
@@ -380,10 +377,11 @@ pub(crate) fn run_cfb_mac_keystream<'a>(
 
 /// Whether [`run_cfb_mac_keystream`] runs on `k`'s CPU (AVX-512F, VL and BW beside VAES).
 pub(crate) fn cfb_mac_keystream_available(k: Kernels) -> bool {
-    keystream_tokens(k).is_some()
+    zmm_tokens(k).is_some()
 }
 
-fn keystream_tokens(k: Kernels) -> Option<(VaesToken, VaesZmmToken)> {
+/// The VAES token and the AVX-512 one, where `k`'s CPU has both.
+fn zmm_tokens(k: Kernels) -> Option<(VaesToken, VaesZmmToken)> {
     match k {
         Kernels::Vaes256(t) => VaesZmmToken::with(t).map(|vl| (t, vl)),
         Kernels::Ni(_) => None,
