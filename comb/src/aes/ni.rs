@@ -535,10 +535,14 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
 /// (`k_0 & m` a per-lane constant), and the next MAC input, whitened, is `T ^ s`: one vector
 /// op after the MAC's own last round.
 ///
+/// With `DEC` (decryption's pass) the input is the ciphertext `C_i`: the output is the
+/// keystream `K_i = E(chain)` alone, and both chains take the loaded `C_i` (`chain =
+/// fix1(C_i)`, `mac = T ^ C_i`), so they are the encryption's chains and no plaintext is made.
+///
 /// # Safety
 /// As for [`chain_window`].
 #[target_feature(enable = "aes,sse2")]
-pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool>(
+pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool, const DEC: bool>(
     lanes: &mut [ChainLane<'_>; N],
     macs: &mut [Block; N],
     start: usize,
@@ -565,6 +569,17 @@ pub(crate) unsafe fn cfb_mac_window<const N: usize, const SHARED: bool>(
             let key = key_of::<N, SHARED>(&keys, j);
             // SAFETY: i < start + count <= blocks: inside the input and the output.
             let p = unsafe { load_in(&io[j], i) };
+            if DEC {
+                // `K_i` out; `fix1(C_i) ^ k_0` and `T ^ C_i ^ k_0` (the MAC's last round
+                // under the fold key) from the loaded `C_i`.
+                let ks = _mm_aesenclast_si128(a[j], rk(&key.enc, rounds));
+                let t = _mm_aesenclast_si128(b[j], load(&key.fold));
+                // SAFETY: as above.
+                unsafe { store_out(&io[j], i, ks) };
+                a[j] = _mm_xor_si128(_mm_or_si128(p, fix), k0(j));
+                b[j] = _mm_xor_si128(t, p);
+                continue;
+            }
             let s = _mm_aesenclast_si128(a[j], _mm_xor_si128(load(&key.fold), p));
             let t = _mm_aesenclast_si128(b[j], rk(&key.enc, rounds));
             // SAFETY: as above.

@@ -73,27 +73,21 @@
 //! # The single path
 //! One message runs the same kernel on xmm, its two chains side by side: 3.3 TSC
 //! cycles/byte on the realistic mix where the generic stepper (two blocks per step through
-//! memory) took 4.9. Decryption's MAC is one chain alone and runs on the xmm chain kernel.
+//! memory) took 4.9. Decryption runs the same kernel too (below).
 //!
-//! # Decryption: verify, then decrypt
+//! # Decryption: the keystream first, the plaintext only once the tag matches
 //! The MAC chain and the keystream (`K_1 = E(V)`, `K_{i+1} = E(fix1(C_i))`) both read only
 //! the ciphertext, so no plaintext is needed before the tag is checked, and none is made
-//! before:
-//! * Batches where the CPU has AVX-512 ([`decrypt_batch_keystream`]): one comb pass on the
-//!   CFB+MAC kernel computes both ([`run_cfb_mac_keystream`]: two independent blocks per
-//!   message and step, as on encryption), the keystream written into the job's output when
-//!   out of place, else into a scratch buffer. Per comb group, while its messages are in L1,
-//!   the tags are made and compared in constant time, and the plaintext (input xor
-//!   keystream) is made only for the jobs whose tag matches.
-//! * Elsewhere, and on the single path: the AD phase and the MAC first (the same pass,
-//!   reading the input), the tags compared, and only for the jobs that passed the keystream,
-//!   as the chain rule [`ClocDecrypt`] (`CHAIN_IS_DATA`: the chaining value is the fixed
-//!   ciphertext block, not the cipher output) on the same chain kernels, then the partial
-//!   last blocks' keystream batched. (Built in memory and encrypted by multi-key or wide ECB
-//!   calls, the same keystream cost about as much glue again as the cipher work.)
+//! before. One pass on the CFB+MAC kernels computes both ([`decrypt_keystream`],
+//! [`run_cfb_mac_keystream`]: two independent blocks per message and step, as on encryption),
+//! on the batch path and the single path, on every backend. The keystream goes into the job's
+//! output when out of place, else into a scratch buffer. Per comb group, while its messages
+//! are in L1, the tags are made and compared in constant time, and the plaintext (input xor
+//! keystream) is made only for the jobs whose tag matches.
 //!
 //! A job whose tag does not match never has plaintext computed: its output `[..len]` (at most
-//! keystream) is zeroed and it gets [`Error::AuthenticationFailed`].
+//! keystream) is zeroed and it gets
+//! [`Error::AuthenticationFailed`](crate::Error::AuthenticationFailed).
 //!
 //! Secrets wiped: every lane's chain states (the AD/encryption state and the MAC state) when
 //! the lane is dropped, the chain lanes and MAC states of the passes (their `Drop`, or
@@ -102,28 +96,22 @@
 
 use core::marker::PhantomData;
 
-use crate::aes::{AesKey, ChainLane, ChainRule, Kernels, Lanes};
-use crate::block::{
-    load_short, pad10, store_short, tag_matches, wipe, xor, Block, IoPtrs, SecretBlocks, BLOCK,
-};
-use crate::modes::cmac::CbcMac;
-use crate::modes::{finish_tag, finish_tag_then, keystream_tails, set_ok, Prepared, TagIo};
-use crate::sched::exec::{
-    cfb_mac_comb_order, cfb_mac_keystream_available, run_cfb_mac, run_cfb_mac_keystream, run_chain,
-    run_chain_then, Path,
-};
+use crate::aes::{AesKey, ChainLane, Kernels, Lanes};
+use crate::block::{load_short, pad10, wipe, xor, Block, IoPtrs, SecretBlocks, BLOCK};
+use crate::modes::{finish_tag, finish_tag_then, Prepared};
+use crate::sched::exec::{cfb_mac_comb_order, run_cfb_mac, run_cfb_mac_keystream, Path};
 use crate::sched::steps::{run_steps, StepLane};
-use crate::{Error, JobResult, Op};
+use crate::{JobResult, Op};
 
 /// CLOC's parameter byte for (AES, 12-byte nonce, 8-byte tag); SILC uses the same value.
 pub(crate) const PARAM: u8 = 0xC0;
 
-/// Jobs (finalisation) or blocks (decryption keystream) per batched cipher call, on the stack.
+/// Jobs per batched cipher call (the AD/nonce phase, the finalisation), on the stack.
 const CHUNK: usize = 64;
 
 /// What distinguishes CLOC from SILC: the AD/nonce chain that makes `V`, the first MAC input,
 /// and the finalisation. Everything else (lanes, the message chains, the scheduling,
-/// verify-then-decrypt) is shared.
+/// decryption's keystream-then-verify) is shared.
 pub(crate) trait Scheme: 'static {
     /// Dependent cipher calls that make the final finalisation block: 1 (CLOC) or 2 (SILC,
     /// whose last MAC block and tag block follow each other).
@@ -305,19 +293,6 @@ pub(crate) fn g_pow(b: &Block, k: u32) -> Block {
     y.to_le_bytes()
 }
 
-/// CLOC's (and SILC's) decryption keystream for [`run_chain`]: CFB decryption with `fix1`,
-/// `M_i = C_i ^ E(X_i)`, `X_{i+1} = fix1(C_i)`, `X_1 = V` (the lane's initial chain).
-pub(crate) struct ClocDecrypt;
-
-impl ChainRule for ClocDecrypt {
-    const INPUT_XORS_DATA: bool = false;
-    const CHAIN_XORS_DATA: bool = false;
-    const WRITES_OUTPUT: bool = true;
-    const OUTPUT_XORS_DATA: bool = true;
-    const CHAIN_IS_DATA: bool = true;
-    const CHAIN_FIX1: bool = true;
-}
-
 /// One message's state through all phases.
 pub(crate) struct Lane<'k> {
     key: &'k AesKey,
@@ -330,10 +305,6 @@ pub(crate) struct Lane<'k> {
     /// finalisation, the tag block.
     ts: Block,
     ad_steps: usize,
-    /// Message blocks, the last possibly partial.
-    blocks: usize,
-    /// Decryption: the tag matched.
-    ok: bool,
 }
 
 impl<'k> Lane<'k> {
@@ -355,8 +326,6 @@ impl<'k> Lane<'k> {
             es,
             ts: [0; BLOCK],
             ad_steps,
-            blocks: job.lane.io.len.div_ceil(BLOCK),
-            ok: false,
         }
     }
 }
@@ -400,39 +369,43 @@ pub(crate) fn run_scheme<S: Scheme>(
     op: Op,
     path: Path,
 ) {
-    match path {
-        Path::Comb { .. }
-            if jobs.len() > 1
-                && op == Op::Encrypt
-                && jobs.iter().all(|j| S::ad_steps(j.ad.len()) == 1) =>
-        {
+    let one_ad_step = |jobs: &[Prepared<'_>]| jobs.iter().all(|j| S::ad_steps(j.ad.len()) == 1);
+    match (path, op) {
+        (Path::Comb { .. }, Op::Encrypt) if jobs.len() > 1 && one_ad_step(jobs) => {
             encrypt_batch_one_ad_step::<S>(k, jobs, results, path);
         }
-        Path::Comb { lanes: p }
-            if jobs.len() > 1 && op == Op::Decrypt && cfb_mac_keystream_available(k) =>
-        {
+        (Path::Comb { .. }, Op::Decrypt) if jobs.len() > 1 => {
             let order = cfb_mac_comb_order(jobs.len(), |i| jobs[i].lane.io.len);
-            let vs = if jobs.iter().all(|j| S::ad_steps(j.ad.len()) == 1) {
+            let vs = if one_ad_step(jobs) {
                 vs_one_ad_step::<S>(k, jobs, &order)
             } else {
                 let mut lanes: Vec<Lane<'_>> = jobs.iter().map(Lane::new::<S>).collect();
-                start_batch::<S>(k, &mut lanes, false);
+                start_batch::<S>(k, &mut lanes);
                 SecretBlocks(order.iter().map(|&i| lanes[i].es).collect())
             };
-            decrypt_batch_keystream::<S>(k, jobs, results, &order, &vs, p);
+            decrypt_keystream::<S>(k, jobs, results, &order, &vs, path);
         }
-        Path::Comb { .. } if jobs.len() > 1 => {
+        (Path::Comb { .. }, Op::Encrypt) if jobs.len() > 1 => {
             let mut lanes: Vec<Lane<'_>> = jobs.iter().map(Lane::new::<S>).collect();
-            process_batch::<S>(k, jobs, &mut lanes, op, path);
-            report(jobs, &lanes, results, op);
+            encrypt_batch::<S>(k, jobs, &mut lanes, path);
+            report(jobs, &lanes, results);
         }
         // One message (`modes::run` hands the single path one job at a time).
         _ => {
             for i in 0..jobs.len() {
                 let job = &mut jobs[i..=i];
                 let mut lane = [Lane::new::<S>(&job[0])];
-                process_single::<S>(k, job, &mut lane[0], op);
-                report(job, &lane, results, op);
+                single_v::<S>(k, &mut lane[0]);
+                match op {
+                    Op::Encrypt => {
+                        encrypt_single::<S>(k, job, &mut lane[0]);
+                        report(job, &lane, results);
+                    }
+                    Op::Decrypt => {
+                        let v = core::slice::from_ref(&lane[0].es);
+                        decrypt_keystream::<S>(k, job, results, &[0], v, Path::Single);
+                    }
+                }
             }
         }
     }
@@ -479,41 +452,49 @@ fn vs_one_ad_step<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], order: &[usize])
     }
 }
 
-/// Decryption of a batch where the CPU has AVX-512, from every job's `V` (`vs`, in `order`,
-/// the comb order): the MAC and the keystream in one pass ([`run_cfb_mac_keystream`]: per
-/// step and lane `T_i = E(T_{i-1} ^ C_i)` and `K_{i+1} = E(fix1(C_i))`, both from the
-/// ciphertext, both chains of 16 lanes in flight as on encryption). The keystream goes where
-/// it cannot be taken for plaintext: into the job's own output when out of place, else into a
-/// scratch buffer (an in-place job's output is its ciphertext). Then, per comb group while
-/// its messages are in L1, the tags, their check, and only for the jobs whose tag matches the
-/// plaintext, input xor keystream. A job whose tag does not match never has plaintext
-/// computed: its output (keystream at most) is zeroed and it gets
-/// [`Error::AuthenticationFailed`].
+/// Decryption of `jobs` (a batch, or on the single path one job), from every job's `V` (`vs`,
+/// in `order`, the comb order): the MAC and the keystream in one pass
+/// ([`run_cfb_mac_keystream`]: per step and lane `T_i = E(T_{i-1} ^ C_i)` and `K_{i+1} =
+/// E(fix1(C_i))`, both from the ciphertext, both chains in flight as on encryption). The
+/// keystream goes where it cannot be taken for plaintext: into the job's own output when out
+/// of place, else into a scratch buffer (an in-place job's output is its ciphertext), wiped
+/// on drop. Then, per comb group while its messages are in L1, the tags, their check, and
+/// only for the jobs whose tag matches the plaintext, input xor keystream. A job whose tag
+/// does not match never has plaintext computed: its output (keystream at most) is zeroed and
+/// it gets [`Error::AuthenticationFailed`](crate::Error::AuthenticationFailed).
 ///
-/// Against the verify-first passes it replaces there (the MAC chains alone, then the
-/// keystream of the jobs that passed, each a comb pass of windows), on the realistic mix
-/// (Intel AVX-512 VM, `comb bench --op both`, comb engine, four alternated pairs of runs),
-/// decryption's time over encryption's in the same run fell from 1.51-1.53 to 1.17-1.23 for
-/// CLOC and from 1.46-1.51 to 1.17-1.22 for SILC; over CCM's decryption, from 1.29-1.34 to
-/// 1.02-1.06 (CLOC) and from 1.38-1.44 to 1.12-1.15 (SILC).
-fn decrypt_batch_keystream<S: Scheme>(
+/// Against the verify-first passes it replaced (the MAC chains alone, then the keystream of
+/// the jobs that passed, each a comb pass of windows; on the single path the MAC chain, then
+/// the keystream), Intel AVX-512 VM:
+/// * AVX-512 kernels, the realistic mix (`comb bench --op both`, comb engine, four alternated
+///   pairs of runs): decryption's time over encryption's in the same run fell from 1.51-1.53
+///   to 1.17-1.23 for CLOC and from 1.46-1.51 to 1.17-1.22 for SILC; over CCM's decryption,
+///   from 1.29-1.34 to 1.02-1.06 (CLOC) and from 1.38-1.44 to 1.12-1.15 (SILC).
+/// * The AVX2 kernels (AVX-512 hidden from the executor in throw-away builds of both), CLOC
+///   batches of 64, fastest call of 150, three alternated runs, TSC ticks per message: the
+///   mix 541-629 -> 438-455, 1440 bytes 671-714 -> 637-656, 64 bytes 198-226 -> 143-146.
+/// * The single path, CLOC (fastest of 60): the mix 1617-1861 -> 1298-1751, 1440 bytes
+///   2910-3264 -> 2250-2833, 64 bytes unchanged (331-409 against 297-401).
+fn decrypt_keystream<S: Scheme>(
     k: Kernels,
     jobs: &mut [Prepared<'_>],
     results: &mut [JobResult],
     order: &[usize],
     vs: &[Block],
-    lanes_per_group: usize,
+    path: Path,
 ) {
-    // Scratch for the in-place jobs' keystreams, in the comb order; wiped on drop.
+    // Scratch for the in-place jobs' keystreams, in the comb order; wiped on drop. None when
+    // every job is out of place: with an empty `Zeroizing` vector made and dropped on every
+    // call, the single path took 750-920 TSC ticks per 64-byte message, against 405-449
+    // without it (perf put the difference in the drop's `memset`).
     let in_place = |i: usize| jobs[i].lane.io.in_place_io();
     let scratch_len: usize = (0..jobs.len())
         .filter(|&i| in_place(i))
         .map(|i| jobs[i].lane.io.len)
         .sum();
-    let mut scratch = zeroize::Zeroizing::new(vec![0u8; scratch_len]);
-    let mut free: &mut [u8] = &mut scratch;
-    let mut dec = Lanes(Vec::with_capacity(order.len()));
-    for (&i, v) in order.iter().zip(vs) {
+    let mut scratch = (scratch_len > 0).then(|| zeroize::Zeroizing::new(vec![0u8; scratch_len]));
+    let mut free: &mut [u8] = scratch.as_deref_mut().map_or(&mut [], |v| &mut v[..]);
+    let mut lane = |i: usize, v: &Block| {
         let io = jobs[i].lane.io;
         let io = if in_place(i) {
             let (mine, rest) = core::mem::take(&mut free).split_at_mut(io.len);
@@ -522,40 +503,61 @@ fn decrypt_batch_keystream<S: Scheme>(
         } else {
             io
         };
-        dec.push(ChainLane {
+        ChainLane {
             io,
             chain: *v,
             key: jobs[i].lane.key,
             blocks: io.len / BLOCK,
-        });
+        }
+    };
+    if let ([i], [v]) = (order, vs) {
+        // One job (the single path): its lane and MAC state on the stack.
+        let mut dec = [lane(*i, v)];
+        let mut macs = [S::mac_seed(v)];
+        check_keystream::<S, 1>(k, jobs, results, order, vs, &mut dec, &mut macs, path);
+        wipe(&mut dec[0].chain);
+        wipe(&mut macs[0]);
+    } else {
+        let mut dec = Lanes(order.iter().zip(vs).map(|(&i, v)| lane(i, v)).collect());
+        let mut macs = SecretBlocks(vs.iter().map(S::mac_seed).collect());
+        check_keystream::<S, CHUNK>(k, jobs, results, order, vs, &mut dec, &mut macs, path);
     }
-    let mut macs = SecretBlocks(vs.iter().map(S::mac_seed).collect());
-    run_cfb_mac_keystream(
-        k,
-        &mut dec,
-        &mut macs,
-        lanes_per_group,
-        |group, tags, first| {
-            let members = &order[first..first + group.len()];
-            let group_vs = &vs[first..first + group.len()];
-            tag_blocks::<S, CHUNK>(k, tags, group_vs.iter(), members.iter().map(|&i| &jobs[i]));
-            for ((&i, d), t) in members.iter().zip(group).zip(tags.iter()) {
-                let job = &mut jobs[i];
-                let (io, slot) = (job.lane.io, &mut results[job.index]);
-                finish_tag_then(job, t, slot, io.len, || io.xor_to_output(&d.io));
-            }
-        },
-    );
+}
+
+/// [`decrypt_keystream`]'s pass over its lanes (`dec[i]` and `macs[i]` job `order[i]`'s):
+/// the keystream and the MAC states, then per group the tags ([`tag_blocks`], `C` blocks per
+/// cipher call), their check and the plaintext of the jobs that match.
+#[allow(clippy::too_many_arguments)]
+fn check_keystream<S: Scheme, const C: usize>(
+    k: Kernels,
+    jobs: &mut [Prepared<'_>],
+    results: &mut [JobResult],
+    order: &[usize],
+    vs: &[Block],
+    dec: &mut [ChainLane<'_>],
+    macs: &mut [Block],
+    path: Path,
+) {
+    run_cfb_mac_keystream(k, dec, macs, path, |group, tags, first| {
+        let members = &order[first..first + group.len()];
+        let group_vs = &vs[first..first + group.len()];
+        tag_blocks::<S, C>(k, tags, group_vs.iter(), members.iter().map(|&i| &jobs[i]));
+        for ((&i, d), t) in members.iter().zip(group).zip(tags.iter()) {
+            let job = &mut jobs[i];
+            let (io, slot) = (job.lane.io, &mut results[job.index]);
+            finish_tag_then(job, t, slot, io.len, || io.xor_to_output(&d.io));
+        }
+    });
 }
 
 /// Encryption of a batch whose AD/nonce phase is one cipher call per job (CLOC: at most 16
 /// bytes of AD; SILC: none; the realistic mix has none), the common case, in fewer passes
-/// over the jobs than [`process_batch`]: the phase's blocks are encrypted in batched calls and
+/// over the jobs than [`encrypt_batch`]: the phase's blocks are encrypted in batched calls and
 /// become `V` in place; the CFB chains start from `V` and the MAC chains from `mac_seed(V)`
 /// directly, without per-job [`Lane`] records; the finalisation makes its cipher inputs in
 /// the MAC states' own buffer, and the tags and results are written in the same pass.
 ///
-/// The same cipher calls as [`process_batch`], in the same order. On the realistic mix
+/// The same cipher calls as [`encrypt_batch`], in the same order. On the realistic mix
 /// (batch 64) it ran 3% fewer instructions than that path (`valgrind --tool=callgrind`, the
 /// comb engine's timed calls, xmm kernels: CLOC 10.75 -> 10.41 million, SILC 10.80 -> 10.48),
 /// and in alternated `comb bench` runs on the Zen 3 VM CLOC's time over CBC's in the same run
@@ -579,7 +581,7 @@ fn encrypt_batch_one_ad_step<S: Scheme>(
     let in_order = || order.iter().map(|&i| &jobs[i]);
     let vs = vs_one_ad_step::<S>(k, jobs, &order);
 
-    // Both message chains; every lane's MAC state becomes `T ^ C_m` (see `process_batch`).
+    // Both message chains; every lane's MAC state becomes `T ^ C_m` (see `encrypt_batch`).
     let mut enc = Lanes(
         in_order()
             .zip(vs.iter())
@@ -629,101 +631,51 @@ fn encrypt_in_chunks<'j, 'k: 'j, const C: usize>(
     }
 }
 
-/// One message: the AD chain on the stepper, `V`, the message chains (encryption: both side
-/// by side on the xmm CFB+MAC kernel), the finalisation and, on decryption, the tag check and
-/// the keystream if it matched.
-fn process_single<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], l: &mut Lane<'_>, op: Op) {
+/// One message's AD chain on the stepper (no steps when it is `E(0)`, [`Lane::new`]), then
+/// `V`, left in `es`.
+fn single_v<S: Scheme>(k: Kernels, l: &mut Lane<'_>) {
     run_steps(k, &mut [AdPhase::<S>(l, PhantomData)], Path::Single);
-    let v = S::v(&l.es, l.ad, l.nonce);
-    l.es = v;
-    l.ts = S::mac_seed(&v);
-    match op {
-        Op::Encrypt => {
-            // Both chains side by side on the xmm CFB+MAC kernel, then the partial last
-            // block: `ts` becomes `T ^ C_m`.
-            let mut lane = [enc_lane(l)];
-            let mut mac = [l.ts];
-            run_cfb_mac(k, &mut lane, &mut mac, Path::Single);
-            l.ts = mac[0];
-            wipe(&mut mac[0]);
-            wipe(&mut lane[0].chain);
-        }
-        Op::Decrypt if l.blocks > 0 => {
-            // The MAC alone is one dependent chain: `T_0`, then the xmm chain kernel (the
-            // stepper would add its per-step glue to every block of the chain).
-            let mut t = [l.ts];
-            k.encrypt_many(&mut t, &[l.key]);
-            l.ts = t[0];
-            wipe(&mut t[0]);
-            let mut mac = [mac_lane(l, l.io)];
-            run_chain::<CbcMac, _>(k, &mut mac, Path::Single);
-            l.ts = mac[0].chain;
-            wipe(&mut mac[0].chain);
-        }
-        Op::Decrypt => {} // an empty message: the finalisation needs only V
-    }
-    let lanes = core::slice::from_mut(l);
-    finalise::<S, 1>(k, jobs, lanes, |l| last_mac_input(l, op));
-    if op == Op::Decrypt {
-        verify(jobs, lanes);
-        decrypt_verified(k, lanes, Path::Single);
-    }
+    l.es = S::v(&l.es, l.ad, l.nonce);
 }
 
-/// A batch: the AD phase batched step by step across jobs, then the two message chains (one
-/// comb pass on the CFB+MAC kernels for encryption; decryption's CBC-MAC first), the
-/// finalisation batched across jobs; decryption verifies before it computes any plaintext.
-fn process_batch<S: Scheme>(
-    k: Kernels,
-    jobs: &mut [Prepared<'_>],
-    lanes: &mut [Lane<'_>],
-    op: Op,
-    path: Path,
-) {
-    // The first MAC block `T_0` is batched here only for decryption's CBC-MAC pass; the
-    // encryption's CFB+MAC kernels compute it beside `K_1`.
-    start_batch::<S>(k, lanes, op == Op::Decrypt);
-    match op {
-        Op::Encrypt => {
-            // Both chains of every message in one comb pass, then (per group, while its
-            // messages are in L1) the partial last blocks: every lane's `ts` becomes `T ^ C_m`
-            // and the whole ciphertext is written.
-            let order = cfb_mac_comb_order(lanes.len(), |i| lanes[i].io.len);
-            let mut enc = Lanes(order.iter().map(|&i| enc_lane(&lanes[i])).collect());
-            let mut macs = SecretBlocks(order.iter().map(|&i| S::mac_seed(&lanes[i].es)).collect());
-            run_cfb_mac(k, &mut enc, &mut macs, path);
-            for (&i, u) in order.iter().zip(macs.iter()) {
-                lanes[i].ts = *u;
-            }
-            finalise::<S, CHUNK>(k, jobs, lanes, |l| last_mac_input(l, op));
-        }
-        Op::Decrypt => {
-            // The MAC reads only the ciphertext: run it, check every tag, and compute the
-            // keystream of the jobs that passed.
-            let mut mac = Lanes(lanes.iter().map(|l| mac_lane(l, l.io)).collect());
-            run_chain::<CbcMac, _>(k, &mut mac, path);
-            for (l, m) in lanes.iter_mut().zip(mac.iter()) {
-                l.ts = m.chain;
-            }
-            drop(mac);
-            finalise::<S, CHUNK>(k, jobs, lanes, |l| last_mac_input(l, op));
-            verify(jobs, lanes);
-            decrypt_verified(k, lanes, path);
-        }
-    }
+/// One message's encryption from its `V` ([`single_v`]): both chains side by side on the xmm
+/// CFB+MAC kernel, then the partial last block (`ts` becomes `T ^ C_m`), and the
+/// finalisation.
+fn encrypt_single<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], l: &mut Lane<'_>) {
+    let mut lane = [enc_lane(l)];
+    let mut mac = [S::mac_seed(&l.es)];
+    run_cfb_mac(k, &mut lane, &mut mac, Path::Single);
+    l.ts = mac[0];
+    wipe(&mut mac[0]);
+    wipe(&mut lane[0].chain);
+    finalise::<S, 1>(k, jobs, core::slice::from_mut(l));
 }
 
-/// The AD chain of every lane (leaving `V` in `es`) and, with `seed` (decryption's CBC-MAC
-/// pass), the first MAC block `T_0 = E(mac_seed(V))` (in `ts`), batched across lanes step by
-/// step: all lanes' step-`s` blocks are independent, so each step is one multi-key cipher
-/// call per [`CHUNK`] lanes. The lanes of a chunk are taken longest AD first, so the lanes
-/// still running at any step are a prefix. Lane `i` runs its AD steps `0..ad_steps` and then,
-/// with `seed`, the seed as step `ad_steps`.
+/// Encryption of a batch whose AD phase is not one step for every job: the AD phase batched
+/// step by step across jobs, then both chains of every message in one comb pass (per group,
+/// while its messages are in L1, the partial last blocks: every lane's `ts` becomes `T ^ C_m`
+/// and the whole ciphertext is written), and the finalisation batched across jobs.
+fn encrypt_batch<S: Scheme>(k: Kernels, jobs: &[Prepared<'_>], lanes: &mut [Lane<'_>], path: Path) {
+    start_batch::<S>(k, lanes);
+    let order = cfb_mac_comb_order(lanes.len(), |i| lanes[i].io.len);
+    let mut enc = Lanes(order.iter().map(|&i| enc_lane(&lanes[i])).collect());
+    let mut macs = SecretBlocks(order.iter().map(|&i| S::mac_seed(&lanes[i].es)).collect());
+    run_cfb_mac(k, &mut enc, &mut macs, path);
+    for (&i, u) in order.iter().zip(macs.iter()) {
+        lanes[i].ts = *u;
+    }
+    finalise::<S, CHUNK>(k, jobs, lanes);
+}
+
+/// The AD chain of every lane, leaving `V` in `es`, batched across lanes step by step: all
+/// lanes' step-`s` blocks are independent, so each step is one multi-key cipher call per
+/// [`CHUNK`] lanes. The lanes of a chunk are taken longest AD first, so the lanes still
+/// running at any step are a prefix.
 ///
-/// (With empty AD, as on the realistic mix, that is one batched call for the whole batch, two
-/// with the seed, one block per job each: no plan and no per-step lane views, which the
-/// stepper needed.)
-fn start_batch<S: Scheme>(k: Kernels, lanes: &mut [Lane<'_>], seed: bool) {
+/// (With empty AD that is one batched call for the whole batch, one block per job: no plan
+/// and no per-step lane views, which the stepper needed. The realistic mix's empty AD takes
+/// the shorter routes of [`vs_one_ad_step`], where this runs for no job.)
+fn start_batch<S: Scheme>(k: Kernels, lanes: &mut [Lane<'_>]) {
     let mut order: Vec<usize> = (0..lanes.len()).collect();
     // Stable, and linear when every lane has the same AD length.
     order.sort_by_key(|&i| core::cmp::Reverse(lanes[i].ad_steps));
@@ -734,49 +686,24 @@ fn start_batch<S: Scheme>(k: Kernels, lanes: &mut [Lane<'_>], seed: bool) {
         };
         let keys: [&AesKey; CHUNK] =
             core::array::from_fn(|j| lanes[chunk[j.min(chunk.len() - 1)]].key);
-        let extra = usize::from(seed);
-        for step in 0..lanes[first].ad_steps + extra {
-            let live = chunk.partition_point(|&i| lanes[i].ad_steps + extra > step);
+        for step in 0..lanes[first].ad_steps {
+            let live = chunk.partition_point(|&i| lanes[i].ad_steps > step);
             for (b, &i) in buf.iter_mut().zip(&chunk[..live]) {
-                let l = &mut lanes[i];
-                *b = if step < l.ad_steps {
-                    S::ad_input(&l.es, l.ad, l.nonce, step)
-                } else {
-                    let v = S::v(&l.es, l.ad, l.nonce);
-                    l.es = v;
-                    S::mac_seed(&v)
-                };
+                let l = &lanes[i];
+                *b = S::ad_input(&l.es, l.ad, l.nonce, step);
             }
             k.encrypt_many(&mut buf[..live], &keys[..live]);
             for (b, &i) in buf.iter().zip(&chunk[..live]) {
                 let l = &mut lanes[i];
-                if step < l.ad_steps {
-                    l.es = S::ad_output(b, l.ad, step);
-                } else {
-                    l.ts = *b;
-                }
+                l.es = S::ad_output(b, l.ad, step);
             }
         }
-        if !seed {
-            for &i in chunk {
-                let l = &mut lanes[i];
-                l.es = S::v(&l.es, l.ad, l.nonce);
-            }
+        for &i in chunk {
+            let l = &mut lanes[i];
+            l.es = S::v(&l.es, l.ad, l.nonce);
         }
     }
     buf.iter_mut().for_each(wipe);
-}
-
-/// The MAC chain of a lane for [`run_chain`] with [`CbcMac`]: from `T_0` over the ciphertext
-/// blocks before the last one, read through `io` (the input on decryption, a read-only view of
-/// the output on encryption).
-fn mac_lane<'a, 'k: 'a>(l: &Lane<'k>, io: IoPtrs<'a>) -> ChainLane<'a> {
-    ChainLane {
-        io,
-        chain: l.ts,
-        key: l.key,
-        blocks: l.blocks.saturating_sub(1),
-    }
 }
 
 /// A lane's CFB chain for the CFB+MAC kernels: from `V` over its whole blocks.
@@ -789,31 +716,15 @@ fn enc_lane<'k>(l: &Lane<'k>) -> ChainLane<'k> {
     }
 }
 
-/// A non-empty lane's `T ^ C_m` for [`finalise`]: on encryption the message phase left it in
-/// `ts`; on decryption `ts` is the MAC chain before the last block, and `C_m` the input's.
-fn last_mac_input(l: &Lane<'_>, op: Op) -> Block {
-    match op {
-        Op::Encrypt => l.ts,
-        Op::Decrypt => xor(&l.ts, &l.io.read_from(BLOCK * (l.blocks - 1))),
-    }
-}
-
-/// The tag blocks of every lane (left in `ts`), batched across lanes ([`tag_blocks`], per `C`
-/// lanes: [`CHUNK`], or one on the single path, whose buffers then hold one block). `lanes[i]`
-/// is `jobs[i]`'s; `last(lane)` gives a lane's `T ^ C_m` (called only for non-empty messages).
-fn finalise<'k, S: Scheme, const C: usize>(
-    k: Kernels,
-    jobs: &[Prepared<'_>],
-    lanes: &mut [Lane<'k>],
-    last: impl Fn(&Lane<'k>) -> Block,
-) {
+/// The tag blocks of every lane (left in `ts`, which held its `T ^ C_m`), batched across
+/// lanes ([`tag_blocks`], per `C` lanes: [`CHUNK`], or one on the single path, whose buffers
+/// then hold one block). `lanes[i]` is `jobs[i]`'s.
+fn finalise<S: Scheme, const C: usize>(k: Kernels, jobs: &[Prepared<'_>], lanes: &mut [Lane<'_>]) {
     for (chunk, js) in lanes.chunks_mut(C).zip(jobs.chunks(C)) {
         let n = chunk.len();
         let mut buf = [[0u8; BLOCK]; C];
         for (b, l) in buf.iter_mut().zip(chunk.iter()) {
-            if l.blocks > 0 {
-                *b = last(l);
-            }
+            *b = l.ts;
         }
         tag_blocks::<S, C>(k, &mut buf[..n], chunk.iter().map(|l| &l.es), js.iter());
         for (b, l) in buf.iter_mut().zip(chunk.iter_mut()) {
@@ -856,61 +767,11 @@ fn tag_blocks<'v, 'j, 'k: 'j, S: Scheme, const C: usize>(
     }
 }
 
-/// Decryption: each lane's tag against the received one, in constant time (sets `ok`).
-fn verify(jobs: &[Prepared<'_>], lanes: &mut [Lane<'_>]) {
-    for (job, l) in jobs.iter().zip(lanes.iter_mut()) {
-        l.ok = matches!(&job.tag, TagIo::In(t) if tag_matches(&l.ts, t));
-    }
-}
-
-/// Decryption of the lanes whose tag matched: CFB decryption with fix1, `M_i = C_i ^ K_i`,
-/// `K_1 = E(V)`, `K_{i+1} = E(fix1(C_i))`. The keystream comes from the ciphertext alone, so
-/// its blocks are independent; as the chain rule [`ClocDecrypt`] (chaining value = the fixed
-/// ciphertext block) they run on the comb chain kernels like the encryption, every lane's
-/// state in registers, no per-block glue in memory. A partial last block then takes
-/// `E(chain)`, batched across lanes. Lanes whose tag did not match are not run: no plaintext
-/// of theirs is ever computed.
-fn decrypt_verified<'k>(k: Kernels, lanes: &[Lane<'k>], path: Path) {
-    let lane = |l: &Lane<'k>| ChainLane {
-        io: l.io,
-        chain: l.es, // V
-        key: l.key,
-        blocks: l.io.len / BLOCK,
-    };
-    if let [l] = lanes {
-        // The single path: no allocation per message.
-        if l.ok {
-            let mut one = [lane(l)];
-            run_chain::<ClocDecrypt, _>(k, &mut one, path);
-            keystream_tails(k, &mut one, [0]);
-            wipe(&mut one[0].chain);
-        }
-        return;
-    }
-    let mut dec = Lanes(lanes.iter().filter(|l| l.ok).map(lane).collect());
-    run_chain_then::<ClocDecrypt, _>(k, &mut dec, path, |dec, members| {
-        keystream_tails(k, dec, members.iter().copied())
-    });
-}
-
-/// Writes the tags (encryption) or checks them (decryption: sets `ok`, zeroes the output of
-/// failures), and the results.
-fn report(jobs: &mut [Prepared<'_>], lanes: &[Lane<'_>], results: &mut [JobResult], op: Op) {
+/// Encryption's tags and results.
+fn report(jobs: &mut [Prepared<'_>], lanes: &[Lane<'_>], results: &mut [JobResult]) {
     for (job, l) in jobs.iter_mut().zip(lanes) {
-        // Into the slot in place (see `set_ok`).
-        let slot = &mut results[job.index];
-        match (&mut job.tag, op) {
-            (TagIo::Out(tag), Op::Encrypt) => {
-                store_short(tag, &l.ts);
-                set_ok(slot, l.io.len);
-            }
-            (TagIo::In(_), Op::Decrypt) if l.ok => set_ok(slot, l.io.len),
-            (TagIo::In(_), Op::Decrypt) => {
-                l.io.zero_output(l.io.len);
-                *slot = Err(Error::AuthenticationFailed);
-            }
-            _ => *slot = Err(Error::TagMisuse), // excluded by validation
-        }
+        let len = l.io.len;
+        finish_tag(job, &l.ts, &mut results[job.index], len);
     }
 }
 

@@ -12,10 +12,10 @@
 //!   bytes and `tag = E(g(T))`, first 8 bytes. The last two cipher calls depend on each other
 //!   and run as two batched calls across all jobs (`FINAL_CALLS = 2`).
 //!
-//! Scheduling, verify-then-decrypt and wiping are CLOC's (see [`super::cloc`]): the MAC blocks
-//! before the last run beside the encryption on CLOC's CFB+MAC kernels (on decryption in its
-//! CBC-MAC pass), and the last block's call and the tag's are the two batched finalisation
-//! calls.
+//! Scheduling, decryption (keystream first, plaintext only for a matching tag) and wiping are
+//! CLOC's (see [`super::cloc`]): the MAC blocks before the last run beside the encryption (on
+//! decryption, beside the keystream) on CLOC's CFB+MAC kernels, and the last block's call and
+//! the tag's are the two batched finalisation calls.
 
 use super::cloc::{run_scheme, Scheme, PARAM};
 use crate::aes::Kernels;

@@ -299,19 +299,52 @@ fn run_window_vaes<R: ChainRule>(
 /// CLOC/ECB in the same run, medians of alternated runs, realistic mix 2.53 -> 2.49 (SILC 2.75
 /// -> 2.72; five), 64 bytes 2.62 -> 2.59 (four), 1456 bytes 2.22 -> 2.21 (three).)
 pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [Block], path: Path) {
+    run_cfb_mac_then::<false>(k, lanes, macs, path, |_, _, _| {});
+}
+
+/// Decryption's twin of [`run_cfb_mac`] (CLOC's and SILC's), on the same kernels: every lane
+/// reads its ciphertext `C_i` and writes the keystream `K_i = E(X_i)` (`X_1` = its `chain`,
+/// `X_{i+1} = fix1(C_i)`, the partial last block's keystream truncated to it) to its output,
+/// and its MAC state runs over the ciphertext as on encryption, ending at `T_{m-1} ^ C_m`
+/// (`C_m` zero beyond the message). No plaintext is made: the caller xors the keystream into
+/// the messages whose tags it has verified. Both chains of a lane are in flight together, as
+/// on encryption (a verify-first pass would run the MAC chains alone, then the keystream: two
+/// passes). After each comb group (each lane on the single path), `done(group, its MAC
+/// states, index of its first lane)`: work there finds the group's messages and keystream
+/// still in L1.
+pub(crate) fn run_cfb_mac_keystream<'a>(
+    k: Kernels,
+    lanes: &mut [ChainLane<'a>],
+    macs: &mut [Block],
+    path: Path,
+    done: impl FnMut(&[ChainLane<'a>], &mut [Block], usize),
+) {
+    run_cfb_mac_then::<true>(k, lanes, macs, path, done);
+}
+
+/// [`run_cfb_mac`] (encryption) or, with `DEC`, [`run_cfb_mac_keystream`], with `done` after
+/// each group.
+fn run_cfb_mac_then<'a, const DEC: bool>(
+    k: Kernels,
+    lanes: &mut [ChainLane<'a>],
+    macs: &mut [Block],
+    path: Path,
+    mut done: impl FnMut(&[ChainLane<'a>], &mut [Block], usize),
+) {
     check_cfb_mac_lanes(lanes, macs);
     match path {
         Path::Comb { lanes: p } if lanes.len() > 1 => {
-            let vl = zmm_tokens(k).map(|(_, vl)| vl);
+            let vl = zmm_token(k);
             let p = p.clamp(1, MAX_LANES);
             let mut keys = GroupKeys::default();
-            for (group, group_macs) in lanes.chunks_mut(p).zip(macs.chunks_mut(p)) {
+            for (g, (group, group_macs)) in lanes.chunks_mut(p).zip(macs.chunks_mut(p)).enumerate()
+            {
                 match k {
                     Kernels::Vaes256(t) if group.len() > 1 => {
                         keys.assign(group.iter().map(|l| l.key));
                         // SAFETY: the group is a sub-slice of the lanes checked above (a
                         // sub-slice of lanes in the comb order is in it), `keys` its keys.
-                        unsafe { cfb_mac_group_vaes::<false>(t, vl, &keys, group, group_macs) };
+                        unsafe { cfb_mac_group_vaes::<DEC>(t, vl, &keys, group, group_macs) };
                     }
                     _ => {
                         let mut blocks = [0; MAX_LANES];
@@ -321,7 +354,7 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
                         let mut done_blocks = 0;
                         for w in group_windows(group.len(), |i| blocks[i]) {
                             let n = w.lanes;
-                            cfb_mac_window(
+                            cfb_mac_window::<DEC>(
                                 k,
                                 &mut group[..n],
                                 &mut group_macs[..n],
@@ -330,60 +363,27 @@ pub(crate) fn run_cfb_mac(k: Kernels, lanes: &mut [ChainLane<'_>], macs: &mut [B
                             );
                             done_blocks += w.blocks;
                         }
-                        cfb_mac_tails(k, group, group_macs);
+                        cfb_mac_tails::<DEC>(k, group, group_macs);
                     }
                 }
+                done(group, group_macs, g * p);
             }
         }
         _ => {
-            for (lane, mac) in lanes.chunks_mut(1).zip(macs.chunks_mut(1)) {
+            for (i, (lane, mac)) in lanes.chunks_mut(1).zip(macs.chunks_mut(1)).enumerate() {
                 let blocks = lane[0].blocks;
-                cfb_mac_window(Kernels::Ni(k.ni()), lane, mac, 0, blocks);
-                cfb_mac_tails(k, lane, mac);
+                cfb_mac_window::<DEC>(Kernels::Ni(k.ni()), lane, mac, 0, blocks);
+                cfb_mac_tails::<DEC>(k, lane, mac);
+                done(lane, mac, i);
             }
         }
     }
 }
 
-/// Decryption's twin of [`run_cfb_mac`] (CLOC's and SILC's), on the AVX-512 CFB+MAC kernel
-/// (the CPU must have it: [`cfb_mac_keystream_available`]): every lane reads its ciphertext
-/// `C_i` and writes the keystream `K_i = E(X_i)` (`X_1` = its `chain`, `X_{i+1} = fix1(C_i)`)
-/// to its output, and its MAC state runs over the ciphertext as on encryption, ending at
-/// `T_{m-1} ^ C_m` (`C_m` zero beyond the message). No plaintext is made: the caller xors the
-/// keystream into the messages whose tags it has verified. Each comb group of
-/// `lanes_per_group` lanes is one kernel call with both chains of its lanes in flight (the
-/// verify-first pass without it runs the MAC chains alone, then the keystream: two passes of
-/// windows). After each group, `done(group, its MAC states, index of its first lane)`: work
-/// there finds the group's messages and keystream still in L1.
-pub(crate) fn run_cfb_mac_keystream<'a>(
-    k: Kernels,
-    lanes: &mut [ChainLane<'a>],
-    macs: &mut [Block],
-    lanes_per_group: usize,
-    mut done: impl FnMut(&[ChainLane<'a>], &mut [Block], usize),
-) {
-    let (t, vl) = zmm_tokens(k).expect("the keystream kernel needs AVX-512");
-    check_cfb_mac_lanes(lanes, macs);
-    let p = lanes_per_group.clamp(1, MAX_LANES);
-    let mut keys = GroupKeys::default();
-    for (g, (group, group_macs)) in lanes.chunks_mut(p).zip(macs.chunks_mut(p)).enumerate() {
-        keys.assign(group.iter().map(|l| l.key));
-        // SAFETY: the group is a sub-slice of the lanes checked above, `keys` its keys, `vl`
-        // the AVX-512 token the keystream kernel needs.
-        unsafe { cfb_mac_group_vaes::<true>(t, Some(vl), &keys, group, group_macs) };
-        done(group, group_macs, g * p);
-    }
-}
-
-/// Whether [`run_cfb_mac_keystream`] runs on `k`'s CPU (AVX-512F, VL and BW beside VAES).
-pub(crate) fn cfb_mac_keystream_available(k: Kernels) -> bool {
-    zmm_tokens(k).is_some()
-}
-
-/// The VAES token and the AVX-512 one, where `k`'s CPU has both.
-fn zmm_tokens(k: Kernels) -> Option<(VaesToken, VaesZmmToken)> {
+/// The AVX-512 token, where `k`'s CPU has it beside VAES.
+fn zmm_token(k: Kernels) -> Option<VaesZmmToken> {
     match k {
-        Kernels::Vaes256(t) => VaesZmmToken::with(t).map(|vl| (t, vl)),
+        Kernels::Vaes256(t) => VaesZmmToken::with(t),
         Kernels::Ni(_) => None,
     }
 }
@@ -455,7 +455,7 @@ fn cfb_mac_order(len: usize) -> usize {
 /// within noise; and the multi-key call on the xmm kernel (16-byte loads, which the 16-byte
 /// stores of `buf` forward), within noise. With AVX-512 the ymm kernel takes them in its
 /// steps instead, under byte masks ([`vaes::cfb_mac_lanes_vl`]).
-fn cfb_mac_tails(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
+fn cfb_mac_tails<const DEC: bool>(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
     const PER_CALL: usize = 16;
     let mut buf = [[0u8; BLOCK]; 2 * PER_CALL];
     let mut used = 0;
@@ -476,6 +476,13 @@ fn cfb_mac_tails(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
         k.encrypt_many(&mut buf[..2 * n], &keys[..2 * n]);
         for (pair, &i) in buf.chunks_exact(2).zip(tails) {
             let io = lanes[i].io;
+            let at = io.len - io.len % BLOCK;
+            if DEC {
+                // The input is `C_m`: the output takes `K_m`, truncated.
+                macs[i] = xor(&pair[1], &io.read_from(at));
+                io.write_tail(at, &pair[0]);
+                continue;
+            }
             let mut input = io.xor_tail(&pair[0]);
             let mut c = truncate(&xor(&pair[0], &input), io.len % BLOCK);
             macs[i] = xor(&pair[1], &c);
@@ -504,19 +511,19 @@ fn cfb_mac_tails(k: Kernels, lanes: &[ChainLane<'_>], macs: &mut [Block]) {
     buf[..used].iter_mut().for_each(wipe);
 }
 
-/// One comb group of [`run_cfb_mac`] on ymm (at least two lanes; with `DEC`, decryption's
-/// keystream pass ([`run_cfb_mac_keystream`]) on the AVX-512 kernel, at least one; in its order
-/// ([`cfb_mac_order`]), `keys` assigned for them): every lane's both chains over all its bytes,
-/// each kernel call running its lanes to their own ends ([`vaes::cfb_mac_lanes`]): no windows of
-/// equal progress, so no call per distinct length. Calls of at most [`vaes::CFB_MAC_REGISTERS`]
-/// register pairs (8 lanes, 8 ymm states, half the chain kernels' width as each lane is two
-/// chains), the partial last blocks batched after them ([`cfb_mac_tails`]); or with AVX-512 (`vl`,
-/// the token of a CPU that has it) [`vaes::CFB_MAC_REGISTERS_VL`] (16 lanes in 32 ymm registers),
-/// the partial blocks inside the calls. (Without AVX-512VL, calls of five or six pairs, 10 or 12
-/// ymm states, measured no faster: CLOC at 4096-byte messages, batch 48, Zen 3, three runs of P =
-/// 8, 10, 12 and 16 side by side, 0.351-0.465 TSC cycles/byte with one call of 5 or 6 pairs against
-/// 0.363-0.444 with calls of 4: as for the chain kernel, past 8 states the kernel is bound by its
-/// instruction throughput.)
+/// One comb group of [`run_cfb_mac`] on ymm (with `DEC`, of decryption's keystream pass,
+/// [`run_cfb_mac_keystream`]; at least one lane, in its order ([`cfb_mac_order`]), `keys` assigned
+/// for them; the executor gives it two or more): every lane's both chains over all its bytes, each
+/// kernel call running its lanes to their own ends ([`vaes::cfb_mac_lanes`]): no windows of equal
+/// progress, so no call per distinct length. Calls of at most [`vaes::CFB_MAC_REGISTERS`] register
+/// pairs (8 lanes, 8 ymm states, half the chain kernels' width as each lane is two chains), the
+/// partial last blocks batched after them ([`cfb_mac_tails`]); or with AVX-512 (`vl`, the token of
+/// a CPU that has it) [`vaes::CFB_MAC_REGISTERS_VL`] (16 lanes in 32 ymm registers), the partial
+/// blocks inside the calls. (Without AVX-512VL, calls of five or six pairs, 10 or 12 ymm states,
+/// measured no faster: CLOC at 4096-byte messages, batch 48, Zen 3, three runs of P = 8, 10, 12 and
+/// 16 side by side, 0.351-0.465 TSC cycles/byte with one call of 5 or 6 pairs against 0.363-0.444
+/// with calls of 4: as for the chain kernel, past 8 states the kernel is bound by its instruction
+/// throughput.)
 ///
 /// # Safety
 /// `lanes` pass [`check_cfb_mac_lanes`] (a sub-slice of lanes that passed does: the kernels'
@@ -531,8 +538,6 @@ unsafe fn cfb_mac_group_vaes<const DEC: bool>(
 ) {
     assert_eq!(lanes.len(), macs.len());
     assert!(!lanes.is_empty());
-    // Decryption's keystream pass has only the AVX-512 kernel (tails inside its steps).
-    assert!(!DEC || vl.is_some());
     // The contract again in debug builds (release builds rely on the caller's check).
     if cfg!(debug_assertions) {
         check_cfb_mac_lanes(lanes, macs);
@@ -555,20 +560,20 @@ unsafe fn cfb_mac_group_vaes<const DEC: bool>(
             match (vl, shared) {
                 (Some(_), true) => vaes::cfb_mac_lanes_vl::<true, DEC>(chunk, chunk_macs, rows),
                 (Some(_), false) => vaes::cfb_mac_lanes_vl::<false, DEC>(chunk, chunk_macs, rows),
-                (None, true) => vaes::cfb_mac_lanes::<true, false>(chunk, chunk_macs, rows),
-                (None, false) => vaes::cfb_mac_lanes::<false, false>(chunk, chunk_macs, rows),
+                (None, true) => vaes::cfb_mac_lanes::<true, DEC>(chunk, chunk_macs, rows),
+                (None, false) => vaes::cfb_mac_lanes::<false, DEC>(chunk, chunk_macs, rows),
             }
         }
     }
     if vl.is_none() {
-        cfb_mac_tails(Kernels::Vaes256(_vaes), lanes, macs);
+        cfb_mac_tails::<DEC>(Kernels::Vaes256(_vaes), lanes, macs);
     }
 }
 
 /// One window of [`run_cfb_mac`] on xmm (also a one-lane group on ymm, and the single
 /// path's message): `lanes` advance `count` blocks from block `start`, in calls of at most 6
 /// lanes (12 xmm states, half the chain kernel's width as each lane is two chains).
-fn cfb_mac_window(
+fn cfb_mac_window<const DEC: bool>(
     k: Kernels,
     lanes: &mut [ChainLane<'_>],
     macs: &mut [Block],
@@ -598,9 +603,9 @@ fn cfb_mac_window(
                         // `shared` was checked on this very chunk.
                         unsafe {
                             if shared {
-                                ni::cfb_mac_window::<$n, true>(arr, m, start, count)
+                                ni::cfb_mac_window::<$n, true, DEC>(arr, m, start, count)
                             } else {
-                                ni::cfb_mac_window::<$n, false>(arr, m, start, count)
+                                ni::cfb_mac_window::<$n, false, DEC>(arr, m, start, count)
                             }
                         }
                     })*
@@ -622,7 +627,6 @@ mod tests {
     use crate::block::test_bytes as bytes;
     use crate::modes::cbc::CbcEncrypt as Cbc;
     use crate::modes::cfb::CfbEncrypt as Cfb;
-    use crate::modes::cloc::ClocDecrypt as Fix1Dec;
     use crate::modes::cmac::CbcMac as Mac;
     use crate::modes::ofb::Ofb;
 
@@ -701,11 +705,7 @@ mod tests {
     }
 
     impl Fix1Case {
-        fn new(key_lens: &[usize]) -> Fix1Case {
-            Fix1Case::with_tails(key_lens, |_| 0)
-        }
-
-        /// As [`Fix1Case::new`], lane `j`'s input `tail(j)` (0..16) bytes longer: a partial
+        /// Lane `j`'s input `tail(j)` (0..16) bytes longer than its whole blocks: a partial
         /// last block.
         fn with_tails(key_lens: &[usize], tail: impl Fn(usize) -> usize) -> Fix1Case {
             let n = 19;
@@ -795,34 +795,6 @@ mod tests {
                         "{ctx}"
                     );
                 }
-            }
-        }
-    }
-
-    /// CLOC's CFB decryption keystream with fix1 through the whole executor against the
-    /// definition block by block: `P_i = C_i ^ E(X_i)`, `X_1 = IV`, `X_{i+1} = fix1(C_i)`, the
-    /// final chain the next `X`.
-    #[test]
-    fn fix1_keystream_matches_its_definition() {
-        let case = Fix1Case::new(&[16, 24, 32]);
-        for (k, path) in test_paths() {
-            let mut out = case.outputs();
-            let mut lanes = case.lanes(&mut out, false);
-            run_chain::<Fix1Dec, _>(k, &mut lanes, path);
-            let chains: Vec<Block> = lanes.iter().map(|l| l.chain).collect();
-            drop(lanes);
-            for j in 0..case.ivs.len() {
-                let mut x = case.ivs[j];
-                let mut want = Vec::new();
-                for c in case.input[j].chunks_exact(16) {
-                    let mut y = x;
-                    case.key(j).encrypt_block(&mut y);
-                    want.extend(y.iter().zip(c).map(|(a, b)| a ^ b));
-                    x.copy_from_slice(c);
-                    x[0] |= 0x80;
-                }
-                assert_eq!(out[j], want, "{k:?} {path:?} lane {j}");
-                assert_eq!(chains[j], x, "{k:?} {path:?} lane {j} chain");
             }
         }
     }
@@ -921,69 +893,79 @@ mod tests {
         }
     }
 
-    /// Decryption's keystream kernel ([`run_cfb_mac_keystream`]) on ciphertexts made by the
+    /// A keystream pass (`run`, given the lanes of a [`Fix1Case`] in the comb order, with
+    /// ciphertexts made by the definition as their inputs, and their MAC states) against the
     /// definition: each lane's output is its keystream (ciphertext xor plaintext, partial last
-    /// blocks included, nothing past the message written), its MAC state the encryption's;
-    /// `done` sees every group once, in order, at most `p` lanes. Per-lane and shared keys of
-    /// each size, several lane counts, where the CPU has AVX-512.
+    /// blocks included, nothing past the message written), its MAC state the encryption's.
+    /// Per-lane and shared keys of each size.
+    fn check_keystream_pass(what: &str, mut run: impl FnMut(&mut [ChainLane<'_>], &mut [Block])) {
+        for klen in [16, 24, 32] {
+            let case = Fix1Case::with_tails(&[klen], cfb_mac_tail);
+            let n = case.ivs.len();
+            let ivs = mac_ivs(n);
+            for shared in [false, true] {
+                let what = format!("{what} klen {klen} shared {shared}");
+                let key = |j: usize| case.key(if shared { 0 } else { j });
+                let sealed: Vec<(Vec<u8>, Block)> = (0..n)
+                    .map(|j| {
+                        let (c, _, y) = cfb_mac_by_definition(&case, j, key(j), ivs[j]);
+                        (c, y)
+                    })
+                    .collect();
+                // One byte past each message, which must stay untouched.
+                let mut out: Vec<Vec<u8>> = sealed
+                    .iter()
+                    .map(|(c, _)| vec![0xa5; c.len() + 1])
+                    .collect();
+                let order = cfb_mac_comb_order(n, |j| sealed[j].0.len());
+                let mut by_lane: Vec<Option<&mut Vec<u8>>> = out.iter_mut().map(Some).collect();
+                let mut lanes: Vec<ChainLane<'_>> = order
+                    .iter()
+                    .map(|&j| {
+                        let o = by_lane[j].take().unwrap();
+                        let c = &sealed[j].0;
+                        ChainLane {
+                            io: IoPtrs::copy(c, &mut o[..c.len()]),
+                            chain: case.ivs[j],
+                            key: key(j),
+                            blocks: c.len() / BLOCK,
+                        }
+                    })
+                    .collect();
+                let mut macs: Vec<Block> = order.iter().map(|&j| ivs[j]).collect();
+                run(&mut lanes, &mut macs);
+                drop(lanes);
+                for (g, &j) in order.iter().enumerate() {
+                    let (c, y) = &sealed[j];
+                    let ks: Vec<u8> = c.iter().zip(&case.input[j]).map(|(a, b)| a ^ b).collect();
+                    assert_eq!(out[j][..c.len()], ks[..], "{what}: lane {j} keystream");
+                    assert_eq!(out[j][c.len()], 0xa5, "{what}: lane {j} past its end");
+                    assert_eq!(macs[g], *y, "{what}: lane {j} MAC");
+                }
+            }
+        }
+    }
+
+    /// Decryption's keystream pass ([`run_cfb_mac_keystream`]) against the definition
+    /// ([`check_keystream_pass`]), both paths, every backend; `done` sees every group once, in
+    /// order, at most `p` lanes (one on the single path).
     #[test]
     fn cfb_mac_keystream_matches_encryption() {
         for (k, path) in test_paths() {
-            let (Path::Comb { lanes: p }, true) = (path, cfb_mac_keystream_available(k)) else {
-                continue;
+            let p = match path {
+                Path::Comb { lanes } => lanes,
+                Path::Single => 1,
             };
-            for klen in [16, 24, 32] {
-                let case = Fix1Case::with_tails(&[klen], cfb_mac_tail);
-                let n = case.ivs.len();
-                let ivs = mac_ivs(n);
-                for shared in [false, true] {
-                    let what = format!("{k:?} P {p} klen {klen} shared {shared}");
-                    let key = |j: usize| case.key(if shared { 0 } else { j });
-                    let sealed: Vec<(Vec<u8>, Block)> = (0..n)
-                        .map(|j| {
-                            let (c, _, y) = cfb_mac_by_definition(&case, j, key(j), ivs[j]);
-                            (c, y)
-                        })
-                        .collect();
-                    // One byte past each message, which must stay untouched.
-                    let mut out: Vec<Vec<u8>> = sealed
-                        .iter()
-                        .map(|(c, _)| vec![0xa5; c.len() + 1])
-                        .collect();
-                    let order = cfb_mac_comb_order(n, |j| sealed[j].0.len());
-                    let mut by_lane: Vec<Option<&mut Vec<u8>>> = out.iter_mut().map(Some).collect();
-                    let mut lanes: Vec<ChainLane<'_>> = order
-                        .iter()
-                        .map(|&j| {
-                            let o = by_lane[j].take().unwrap();
-                            let c = &sealed[j].0;
-                            ChainLane {
-                                io: IoPtrs::copy(c, &mut o[..c.len()]),
-                                chain: case.ivs[j],
-                                key: key(j),
-                                blocks: c.len() / BLOCK,
-                            }
-                        })
-                        .collect();
-                    let mut macs: Vec<Block> = order.iter().map(|&j| ivs[j]).collect();
-                    let mut next = 0;
-                    run_cfb_mac_keystream(k, &mut lanes, &mut macs, p, |group, _, first| {
-                        assert_eq!(first, next, "{what}: groups in order");
-                        assert!(!group.is_empty() && group.len() <= p, "{what}");
-                        next += group.len();
-                    });
-                    assert_eq!(next, n, "{what}: every group");
-                    drop(lanes);
-                    for (g, &j) in order.iter().enumerate() {
-                        let (c, y) = &sealed[j];
-                        let ks: Vec<u8> =
-                            c.iter().zip(&case.input[j]).map(|(a, b)| a ^ b).collect();
-                        assert_eq!(out[j][..c.len()], ks[..], "{what}: lane {j} keystream");
-                        assert_eq!(out[j][c.len()], 0xa5, "{what}: lane {j} past its end");
-                        assert_eq!(macs[g], *y, "{what}: lane {j} MAC");
-                    }
-                }
-            }
+            let what = format!("{k:?} {path:?}");
+            check_keystream_pass(&what, |lanes, macs| {
+                let mut next = 0;
+                run_cfb_mac_keystream(k, lanes, macs, path, |group, _, first| {
+                    assert_eq!(first, next, "{what}: groups in order");
+                    assert!(!group.is_empty() && group.len() <= p, "{what}");
+                    next += group.len();
+                });
+                assert_eq!(next, lanes.len(), "{what}: every group");
+            });
         }
     }
 
@@ -1036,7 +1018,9 @@ mod tests {
     /// where the CPU has AVX-512, calls of 16 with the partial blocks inside) on groups of every
     /// size 2..=19 of lanes in the comb order, of 0..=12 whole blocks and partial ones (so
     /// registers leave the steps one by one, high lanes end before low ones, and groups past a
-    /// call's width split), per-lane and shared keys, against the definition.
+    /// call's width split), per-lane and shared keys, against the definition; and both as
+    /// decryption's keystream pass ([`check_keystream_pass`]), so the AVX2 kernel's is tested
+    /// where the default route takes the AVX-512 one.
     #[test]
     fn cfb_mac_groups_match_their_definition_on_both_ymm_kernels() {
         let Some(t) = VaesToken::get() else {
@@ -1074,11 +1058,24 @@ mod tests {
                     );
                 }
             }
+            // Decryption's keystream on the same kernel, in groups of `n` lanes.
+            for n in [2, 3, 8, 16, 19] {
+                let what = format!("vl {} keystream, groups of {n}", vl.is_some());
+                check_keystream_pass(&what, |lanes, macs| {
+                    for (group, macs) in lanes.chunks_mut(n).zip(macs.chunks_mut(n)) {
+                        let mut keys = GroupKeys::default();
+                        keys.assign(group.iter().map(|l| l.key));
+                        check_cfb_mac_lanes(group, macs);
+                        // SAFETY: checked on the line above.
+                        unsafe { cfb_mac_group_vaes::<true>(t, vl, &keys, group, macs) };
+                    }
+                });
+            }
         }
     }
 
     /// Every lane count 1..=32 (odd and even, one call and split calls), shared and per-lane
-    /// keys, all key sizes, all five chain rules (CLOC's CFB decryption with fix1 too), on every
+    /// keys, all key sizes, all four chain rules, on every
     /// backend this CPU runs.
     #[test]
     fn windows_match_single_lanes_on_every_backend() {
@@ -1091,7 +1088,6 @@ mod tests {
                     group_matches_single_lanes::<Cfb>(k, n, shared, klen);
                     group_matches_single_lanes::<Ofb>(k, n, shared, klen);
                     group_matches_single_lanes::<Mac>(k, n, shared, klen);
-                    group_matches_single_lanes::<Fix1Dec>(k, n, shared, klen);
                 }
             }
         }

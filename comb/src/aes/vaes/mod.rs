@@ -587,10 +587,10 @@ fn head<T, const K: usize>(x: &mut [T; CFB_MAC_ARRAY]) -> &mut [T; K] {
 /// Defines a CFB+MAC kernel (see [`cfb_mac_lanes`]) compiled for `$features`, running at most
 /// `$max` registers, and with `$tails` the partial last blocks too (byte-masked loads and
 /// stores: AVX-512BW): one body for the AVX2 kernel and the AVX-512 one. With `DEC`
-/// (decryption's pass of CLOC and SILC, used with the AVX-512 kernel only) the input is the
-/// ciphertext: the output is the keystream `E(X_i)`, and both chains take the loaded `C_i`
-/// (`X_{i+1} = fix1(C_i)`, the MAC over `C_i` zero beyond the message), so they are the
-/// encryption's chains without a plaintext ever made.
+/// (decryption's pass of CLOC and SILC) the input is the ciphertext: the output is the
+/// keystream `E(X_i)`, and both chains take the loaded `C_i` (`X_{i+1} = fix1(C_i)`, the MAC
+/// over `C_i` zero beyond the message), so they are the encryption's chains without a
+/// plaintext ever made.
 macro_rules! cfb_mac_kernel {
     ($(#[$attr:meta])* $name:ident, $features:literal, $max:expr, $tails:expr) => {
         $(#[$attr])*
