@@ -12,29 +12,14 @@ use crate::block::{Block, IoPtrs};
 /// * output block `i` (if `WRITES_OUTPUT`) `= y_i ^ (OUTPUT_XORS_DATA ? p_i : 0)`
 ///
 /// CBC encryption and CMAC: input xors data; CFB encryption: chain xors data; OFB: neither,
-/// the output xors data.
-///
-/// With `CHAIN_IS_DATA` the chaining value is the data block alone, `c_i = p_i`: the cipher
-/// output only reaches the output. That is CFB decryption's shape (`P_i = C_i ^ E(C_{i-1})`);
-/// its blocks do not depend on each other, but as a chain rule it runs on the same
-/// register-resident window kernels as the real chains, many lanes side by side. Requires
-/// neither `INPUT_XORS_DATA` nor `CHAIN_XORS_DATA`.
-///
-/// With `CHAIN_FIX1` the chaining value is `fix1(c_i)`, `c_i` with the most significant bit
-/// of its byte 0 set: that is the next input and the value the lane's `chain` holds after a
-/// window, while the written output stays as above. A lane's initial `chain` is used as is.
-/// Only with `CHAIN_IS_DATA`: CLOC's and SILC's CFB decryption keystream, `K_{i+1} =
-/// E(fix1(C_i))` (their encryption, whose chain also feeds a MAC, has its own kernels,
-/// `cfb_mac_window` on xmm, `cfb_mac_lanes` on ymm).
-///
-/// Both default to `false`, the plain rules above.
+/// the output xors data. (CLOC's and SILC's chains, `fix1` of the ciphertext feeding both the
+/// next block and a MAC, have kernels of their own: `cfb_mac_window` on xmm, `cfb_mac_lanes`
+/// on ymm.)
 pub(crate) trait ChainRule {
     const INPUT_XORS_DATA: bool;
     const CHAIN_XORS_DATA: bool;
     const WRITES_OUTPUT: bool;
     const OUTPUT_XORS_DATA: bool;
-    const CHAIN_IS_DATA: bool = false;
-    const CHAIN_FIX1: bool = false;
 }
 
 /// Whether a rule's written block `i` equals its chaining value `c_i`: the chain and the
@@ -48,8 +33,8 @@ pub(crate) const fn output_is_next_chain<R: ChainRule>() -> bool {
     R::WRITES_OUTPUT && R::CHAIN_XORS_DATA && R::OUTPUT_XORS_DATA && !R::INPUT_XORS_DATA
 }
 
-/// The bit `fix1` sets: the most significant bit of byte 0, as a little-endian 128-bit lane
-/// (byte 0 is the lowest byte of a loaded vector).
+/// The bit CLOC's and SILC's `fix1` sets: the most significant bit of byte 0, as a
+/// little-endian 128-bit lane (byte 0 is the lowest byte of a loaded vector).
 pub(crate) const FIX1_BIT: i32 = 0x80;
 
 /// One message (lane) of a chained mode as the window kernel sees it.

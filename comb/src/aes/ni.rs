@@ -405,9 +405,6 @@ fn crypt_chunk<const N: usize, const DEC: bool>(b: &mut [Block], k: &[&AesKey]) 
 /// The last block of the window is not folded (the next block may belong to a later window or
 /// not exist), which costs one xor per lane per window.
 ///
-/// With `R::CHAIN_IS_DATA` there is nothing to fold: the next input is the data block
-/// (`fix1`ed or not) xor `k_0`, made while the cipher output goes to the output.
-///
 /// # Safety
 /// For every lane, `start + count <= lane.blocks` (the lane invariant then makes every access
 /// in bounds); every lane's key has the same number of rounds as `lanes[0]`'s; with `SHARED`
@@ -424,9 +421,6 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     let rounds = keys[0].rounds.min(14);
     let k0 = |j: usize| rk(&key_of::<N, SHARED>(&keys, j).enc, 0);
     let zero = _mm_setzero_si128();
-    const { assert!(!R::CHAIN_FIX1 || R::CHAIN_IS_DATA) };
-    const { assert!(!(R::CHAIN_IS_DATA && (R::INPUT_XORS_DATA || R::CHAIN_XORS_DATA))) };
-    let fix = _mm_cvtsi32_si128(super::lanes::FIX1_BIT);
 
     // SAFETY (all loads/stores below): block indices are in start..start+count, within every
     // lane's `blocks`, so inside its input and (for writing rules) its output.
@@ -447,25 +441,6 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
         middle_rounds::<N, SHARED>(&mut x, &keys, rounds);
         for j in 0..N {
             let key = key_of::<N, SHARED>(&keys, j);
-            if R::CHAIN_IS_DATA {
-                let p = unsafe { load_in(&io[j], i) };
-                let y = _mm_aesenclast_si128(x[j], rk(&key.enc, rounds));
-                if R::WRITES_OUTPUT {
-                    let out = if R::OUTPUT_XORS_DATA {
-                        _mm_xor_si128(y, p)
-                    } else {
-                        y
-                    };
-                    unsafe { store_out(&io[j], i, out) };
-                }
-                let c = if R::CHAIN_FIX1 {
-                    _mm_or_si128(p, fix)
-                } else {
-                    p
-                };
-                x[j] = _mm_xor_si128(c, k0(j));
-                continue;
-            }
             let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
                 unsafe { load_in(&io[j], i) }
             } else {
@@ -492,7 +467,7 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     middle_rounds::<N, SHARED>(&mut x, &keys, rounds);
     for j in 0..N {
         let y = _mm_aesenclast_si128(x[j], rk(&key_of::<N, SHARED>(&keys, j).enc, rounds));
-        let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA || R::CHAIN_IS_DATA {
+        let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
             unsafe { load_in(&io[j], end) }
         } else {
             zero
@@ -505,17 +480,10 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
             };
             unsafe { store_out(&io[j], end, out) };
         }
-        let c = if R::CHAIN_IS_DATA {
-            p
-        } else if R::CHAIN_XORS_DATA {
+        let c = if R::CHAIN_XORS_DATA {
             _mm_xor_si128(y, p)
         } else {
             y
-        };
-        let c = if R::CHAIN_FIX1 {
-            _mm_or_si128(c, fix)
-        } else {
-            c
         };
         store(&mut lanes[j].chain, c);
     }

@@ -368,18 +368,12 @@ unsafe fn next_input<R: ChainRule>(pair: &Pair<'_>, i: usize) -> __m256i {
 /// same in the xmm kernel (`COMB_BACKEND=ni`, P = 8) made CBC on the mix 5% slower (samples
 /// 2421-2514 -> 2531-2742), so that kernel folds at every width.
 const fn unfolded_last_round<R: ChainRule, const N: usize>() -> bool {
-    R::WRITES_OUTPUT
-        && R::INPUT_XORS_DATA
-        && !R::CHAIN_XORS_DATA
-        && !R::OUTPUT_XORS_DATA
-        && !R::CHAIN_IS_DATA
-        && N >= 7
+    R::WRITES_OUTPUT && R::INPUT_XORS_DATA && !R::CHAIN_XORS_DATA && !R::OUTPUT_XORS_DATA && N >= 7
 }
 
 /// Advances `lanes` (`2N - 1` or `2N` of them) by `count >= 1` blocks each, from block
 /// `start`: the ymm counterpart of [`super::ni::chain_window`], with the same folding of the
-/// chaining xor and the next whitening into the last round (but see [`unfolded_last_round`]),
-/// and the same treatment of `CHAIN_IS_DATA` rules.
+/// chaining xor and the next whitening into the last round (but see [`unfolded_last_round`]).
 ///
 /// # Safety
 /// `lanes.len()` is `2N - 1` or `2N`; for every lane `start + count <= lane.blocks`; every
@@ -401,9 +395,6 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     let pairs: [Pair<'_>; N] = Pair::of_lanes(lanes);
     let key = |r: usize| if SHARED { &keys[0] } else { &keys[r] };
     let zero = _mm256_setzero_si256();
-    const { assert!(!R::CHAIN_FIX1 || R::CHAIN_IS_DATA) };
-    const { assert!(!(R::CHAIN_IS_DATA && (R::INPUT_XORS_DATA || R::CHAIN_XORS_DATA))) };
-    let fix = fix1_bits();
 
     // SAFETY (all loads/stores below): block indices are in start..start+count, within every
     // lane's `blocks`, so inside its input and (for writing rules) its output; the shadow
@@ -436,36 +427,10 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
         // slower (CBC at 2048 B: 0.227-0.234 against 0.215-0.218 TSC cycles/byte; CMAC on the
         // realistic mix 0.420-0.427 against 0.410-0.413), presumably because the load waited
         // on those stores and the delay reached the chain through the fold's key operand.
-        let dd: [__m256i; N] = core::array::from_fn(|r| {
-            if R::CHAIN_IS_DATA {
-                zero
-            } else {
-                unsafe { next_input::<R>(&pairs[r], i) }
-            }
-        });
+        let dd: [__m256i; N] = core::array::from_fn(|r| unsafe { next_input::<R>(&pairs[r], i) });
         middle_rounds!(N, SHARED; &mut x, keys, rounds);
         for r in 0..N {
             let pair = &pairs[r];
-            if R::CHAIN_IS_DATA {
-                // The next input is the data block (fixed), not the cipher output.
-                let p = unsafe { pair.load(i) };
-                let y = _mm256_aesenclast_epi128(x[r], key(r).row(rounds));
-                if R::WRITES_OUTPUT {
-                    let out = if R::OUTPUT_XORS_DATA {
-                        _mm256_xor_si256(y, p)
-                    } else {
-                        y
-                    };
-                    unsafe { pair.store(i, out) };
-                }
-                let c = if R::CHAIN_FIX1 {
-                    _mm256_or_si256(p, fix)
-                } else {
-                    p
-                };
-                x[r] = _mm256_xor_si256(c, key(r).row(0));
-                continue;
-            }
             let d = dd[r];
             if unfolded_last_round::<R, N>() {
                 let y = _mm256_aesenclast_epi128(x[r], key(r).row(rounds));
@@ -501,7 +466,7 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
     middle_rounds!(N, SHARED; &mut x, keys, rounds);
     for r in 0..N {
         let y = _mm256_aesenclast_epi128(x[r], key(r).row(rounds));
-        let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA || R::CHAIN_IS_DATA {
+        let p = if R::CHAIN_XORS_DATA || R::OUTPUT_XORS_DATA {
             unsafe { pairs[r].load(end) }
         } else {
             zero
@@ -514,17 +479,10 @@ pub(crate) unsafe fn chain_window<R: ChainRule, const N: usize, const SHARED: bo
             };
             unsafe { pairs[r].store(end, out) };
         }
-        let c = if R::CHAIN_IS_DATA {
-            p
-        } else if R::CHAIN_XORS_DATA {
+        let c = if R::CHAIN_XORS_DATA {
             _mm256_xor_si256(y, p)
         } else {
             y
-        };
-        let c = if R::CHAIN_FIX1 {
-            _mm256_or_si256(c, fix)
-        } else {
-            c
         };
         let (lo, hi) = lanes[2 * r..].split_at_mut(1);
         // SAFETY: each chain is 16 writable bytes; the shadow half is not stored.
