@@ -485,10 +485,9 @@ fn decrypt_keystream<S: Scheme>(
 ) {
     // Scratch for the in-place jobs' keystreams, in the comb order, whole blocks wiped on drop
     // with one 16-byte write each ([`SecretBlocks`]; empty, no allocation, when every job is
-    // out of place). As a `Zeroizing<Vec<u8>>`, wiped byte by byte, in-place batches of the
-    // realistic mix took 848-971 TSC ticks per message against 445-566 out of place (CLOC,
-    // fastest of 100 calls of 64); and an empty one made and dropped on every call had the
-    // single path at 750-920 per 64-byte message, against 405-449 without it.
+    // out of place). As a `Zeroizing<Vec<u8>>`, which zeroize wipes byte by byte, in-place
+    // batches of the realistic mix took 848-971 TSC ticks per message against 445-566 out of
+    // place (CLOC, fastest of 100 calls of 64), now 586-735 against 446-678.
     let in_place = |i: usize| jobs[i].lane.io.in_place_io();
     let scratch_len: usize = (0..jobs.len())
         .filter(|&i| in_place(i))
