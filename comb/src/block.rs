@@ -515,38 +515,29 @@ impl<'a> IoPtrs<'a> {
 
     /// The first `len` output bytes become the input's xor the first `len` output bytes of
     /// `ks` (a keystream written there: this job's own output, or a scratch buffer when in
-    /// place), each byte read before it is written.
+    /// place), each byte read before it is written, so the keystream may be this output and
+    /// the input may be this output: with AVX-512 ([`xor_bytes_masked`]), else
+    /// [`IoPtrs::xor_raw_words`].
     pub(crate) fn xor_to_output(&self, ks: &IoPtrs<'_>) {
         assert!(!ks.dst.is_null() && self.len <= ks.out_cap);
-        // SAFETY: `ks.dst` is valid for `ks.out_cap >= len` bytes (its invariant).
-        unsafe { self.xor_raw(ks.dst) }
-    }
-
-    /// `dst[i] = src[i] ^ ks[i]` for `i < len`, each byte read before it is written, so `ks`
-    /// may be `dst`, and `src` may be `dst`: with AVX-512 ([`xor_bytes_masked`]), else
-    /// [`IoPtrs::xor_raw_words`].
-    ///
-    /// # Safety
-    /// `ks` is readable for `len` bytes.
-    unsafe fn xor_raw(&self, ks: *const u8) {
         assert!(!self.dst.is_null() && self.len <= self.out_cap);
-        let n = self.len;
         #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
         if masked_bytes() {
-            // SAFETY: the CPU has AVX-512BW and VL; `src`, `ks` readable and `dst` writable for
-            // `len` bytes (above and the caller), each 32 bytes read before they are written.
-            unsafe { xor_bytes_masked(self.dst, self.src, ks, n) };
+            // SAFETY: the CPU has AVX-512BW and VL; `src` readable, `dst` writable (asserted)
+            // and `ks.dst` readable (its invariant, `out_cap >= len` asserted) for `len` bytes,
+            // each 32 bytes read before they are written.
+            unsafe { xor_bytes_masked(self.dst, self.src, ks.dst, self.len) };
             return;
         }
-        // SAFETY: the caller's guarantee.
-        unsafe { self.xor_raw_words(ks) }
+        // SAFETY: `ks.dst` is valid for `ks.out_cap >= len` bytes (its invariant).
+        unsafe { self.xor_raw_words(ks.dst) }
     }
 
-    /// [`IoPtrs::xor_raw`] without AVX-512: 64 bytes at a time (all loaded before any is
+    /// [`IoPtrs::xor_to_output`] without AVX-512: 64 bytes at a time (all loaded before any is
     /// stored), then 16, then single bytes.
     ///
     /// # Safety
-    /// As for [`IoPtrs::xor_raw`].
+    /// `ks` is readable for `len` bytes.
     unsafe fn xor_raw_words(&self, ks: *const u8) {
         assert!(!self.dst.is_null() && self.len <= self.out_cap);
         let n = self.len;
@@ -607,8 +598,8 @@ fn masked_bytes() -> bool {
 
 /// `dst[..n] = src[..n] ^ ks[..n]`, 32 bytes at a time (both loaded before the store, so
 /// `dst` may be `src` or `ks`), the last 1..=31 bytes under a byte mask: no byte past `n`
-/// read or written, no byte loop. (Decryption's keystream pass of CLOC and SILC, which runs
-/// only where AVX-512 is.)
+/// read or written, no byte loop. (CLOC's and SILC's decryption: a verified message's
+/// keystream into its plaintext.)
 ///
 /// # Safety
 /// AVX-512BW and AVX-512VL; `src` and `ks` readable and `dst` writable for `n` bytes.

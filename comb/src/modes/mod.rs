@@ -117,8 +117,8 @@ pub(crate) fn finish_tag(job: &mut Prepared<'_>, t: &Block, slot: &mut JobResult
 }
 
 /// [`finish_tag`], calling `verified` when a received tag matches, before the result is set:
-/// where the plaintext is made only then (CLOC's and SILC's batch decryption xors its
-/// keystream in). Always inlined, so [`finish_tag`]'s own body stays what it was.
+/// where the plaintext is made only then (CLOC's and SILC's decryption xors its keystream
+/// in). Always inlined, so [`finish_tag`]'s own body stays what it was.
 #[inline(always)]
 pub(crate) fn finish_tag_then(
     job: &mut Prepared<'_>,
