@@ -483,3 +483,79 @@ fn silc_properties() {
         check_properties(SILC, seed, 40, 1000, &[1, 3, 8, 16]);
     }
 }
+
+/// In-place decryption at every size of the keystream scratch (one comb group's in-place
+/// bytes: the 1, 4 and 32 KiB stack arrays and the heap past them), in batches whose groups
+/// reuse it and on the single path: every job decrypts to its plaintext as the same job out
+/// of place does, and a forged job in each group fails alone with its buffer zeroed.
+#[test]
+fn in_place_decryption_at_every_scratch_size() {
+    for alg in [CLOC, SILC] {
+        let key = AesKey::new(&[0x5e; 16]).expect("key");
+        // (messages, bytes each): single messages of 1, 4, 32 KiB and more of keystream;
+        // batches whose 16-lane groups hold 30 KiB and 48 KiB in place.
+        for (n, len) in [
+            (1, 1000),
+            (1, 4000),
+            (1, 32000),
+            (1, 40000),
+            (40, 1900),
+            (40, 3001),
+        ] {
+            let nonces: Vec<Vec<u8>> = (0..n).map(|i| pattern(12, (7 * i) as u8)).collect();
+            let pts: Vec<Vec<u8>> = (0..n).map(|i| pattern(len - i % 5, i as u8)).collect();
+            let engine = &engines(None)[0];
+            let enc_descs: Vec<JobDesc<'_>> = (0..n)
+                .map(|i| {
+                    JobDesc::new(&key, &pts[i], Hold::Copy, len)
+                        .iv(&nonces[i])
+                        .tag(TagDesc::Out(8))
+                })
+                .collect();
+            let enc = run_jobs(engine, alg, Op::Encrypt, PathKind::Batch, &enc_descs);
+            // One forgery in each group of 16 (and the single message left intact).
+            let forged = |i: usize| n > 1 && i % 16 == 5;
+            let cts: Vec<Vec<u8>> = (0..n)
+                .map(|i| {
+                    let mut c = enc.bufs[i][..pts[i].len()].to_vec();
+                    if forged(i) {
+                        c[len / 2] ^= 0x04;
+                    }
+                    c
+                })
+                .collect();
+            for engine in engines(None).iter().chain(&engines(Some(3))) {
+                for path in [PathKind::Batch, PathKind::Sequential] {
+                    for hold in [Hold::InPlace, Hold::Copy] {
+                        let descs: Vec<JobDesc<'_>> = (0..n)
+                            .map(|i| {
+                                JobDesc::new(&key, &cts[i], hold, len)
+                                    .iv(&nonces[i])
+                                    .tag(TagDesc::In(&enc.tags[i]))
+                            })
+                            .collect();
+                        let o = run_jobs(engine, alg, Op::Decrypt, path, &descs);
+                        for (i, pt) in pts.iter().enumerate() {
+                            let what = format!(
+                                "{alg} {:?} {path:?} {hold:?} {n} x {len}: job {i}",
+                                engine.backend()
+                            );
+                            let m = pt.len();
+                            if forged(i) {
+                                assert_eq!(
+                                    o.results[i],
+                                    Err(Error::AuthenticationFailed),
+                                    "{what}"
+                                );
+                                assert_zeroed(&o.bufs[i], m, &what);
+                            } else {
+                                assert_eq!(o.results[i], Ok(m), "{what}");
+                                assert_eq!(&o.bufs[i][..m], &pt[..], "{what}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}

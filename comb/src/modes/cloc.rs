@@ -97,9 +97,14 @@
 use core::marker::PhantomData;
 
 use crate::aes::{AesKey, ChainLane, Kernels, Lanes};
-use crate::block::{load_short, pad10, wipe, xor, Block, IoPtrs, SecretBlocks, BLOCK};
+use crate::block::{
+    load_short, pad10, wipe, with_scratch, xor, Block, IoPtrs, SecretBlocks, BLOCK,
+};
 use crate::modes::{finish_tag, finish_tag_then, Prepared};
-use crate::sched::exec::{cfb_mac_comb_order, run_cfb_mac, run_cfb_mac_keystream, Path};
+use crate::sched::exec::{
+    cfb_mac_comb_order, cfb_mac_group_len, run_cfb_mac, run_cfb_mac_keystream, Path,
+};
+use crate::sched::plan::MAX_LANES;
 use crate::sched::steps::{run_steps, StepLane};
 use crate::{JobResult, Op};
 
@@ -483,66 +488,108 @@ fn decrypt_keystream<S: Scheme>(
     vs: &[Block],
     path: Path,
 ) {
-    // Scratch for the in-place jobs' keystreams, in the comb order, whole blocks wiped on drop
-    // with one 16-byte write each ([`SecretBlocks`]; empty, no allocation, when every job is
-    // out of place). As a `Zeroizing<Vec<u8>>`, which zeroize wipes byte by byte, in-place
-    // batches of the realistic mix took 848-971 TSC ticks per message against 445-566 out of
-    // place (CLOC, fastest of 100 calls of 64), now 586-735 against 446-678.
+    // The in-place jobs' keystreams wait in scratch ([`with_scratch`]: no allocation, and no
+    // page faults, up to 32 KiB), one region per comb group, which every group reuses: the
+    // executor finishes a group, its plaintext included, before it starts the next. So the
+    // scratch is the largest group's in-place bytes, not the batch's.
     let in_place = |i: usize| jobs[i].lane.io.in_place_io();
-    let scratch_len: usize = (0..jobs.len())
-        .filter(|&i| in_place(i))
-        .map(|i| jobs[i].lane.io.len)
-        .sum();
-    let mut scratch = SecretBlocks(vec![[0u8; BLOCK]; scratch_len.div_ceil(BLOCK)]);
-    let mut free: &mut [u8] = scratch.0.as_flattened_mut();
+    let p = cfb_mac_group_len(path, order.len());
+    let scratch_len = order
+        .chunks(p)
+        .map(|g| {
+            g.iter()
+                .filter(|&&i| in_place(i))
+                .map(|&i| jobs[i].lane.io.len)
+                .sum::<usize>()
+        })
+        .max()
+        .unwrap_or(0);
+    with_scratch(scratch_len.div_ceil(BLOCK), |scratch| {
+        for (members, group_vs) in order.chunks(p).zip(vs.chunks(p)) {
+            let free: &mut [u8] = scratch.as_flattened_mut();
+            // One job (the single path, or a batch's last group of one): arrays of one.
+            match members.len() {
+                1 => decrypt_group::<S, 1>(k, jobs, results, members, group_vs, free, path),
+                2..=16 => decrypt_group::<S, 16>(k, jobs, results, members, group_vs, free, path),
+                _ => decrypt_group::<S, MAX_LANES>(k, jobs, results, members, group_vs, free, path),
+            }
+        }
+    });
+}
+
+/// One comb group of [`decrypt_keystream`] (jobs `members`, their `V`s `group_vs`, at most
+/// `N` of them; the in-place jobs' keystreams in `free`): its lanes and MAC states on the
+/// stack, wiped on drop; the keystream and the MAC states ([`run_cfb_mac_keystream`], one
+/// group), the tags ([`tag_blocks`], one cipher call of up to `N` blocks), their check and
+/// the plaintext of the jobs that match.
+///
+/// Out of place this measured as fast as the lanes of all groups in one vector and one
+/// executor call, as before (Intel AVX-512 VM, CLOC, batches of 64, fastest call of 150, six
+/// alternated runs, best of each: the realistic mix 355 TSC ticks per message before, 348
+/// after; 1440 bytes 521 and 509; 64 bytes 123 and 124).
+#[allow(clippy::too_many_arguments)]
+fn decrypt_group<'a: 's, 's, S: Scheme, const N: usize>(
+    k: Kernels,
+    jobs: &mut [Prepared<'a>],
+    results: &mut [JobResult],
+    members: &[usize],
+    group_vs: &[Block],
+    mut free: &'s mut [u8],
+    path: Path,
+) {
+    /// The first `n` lanes' chains and MAC states are secrets; the rest stay zero.
+    struct Group<'s, const N: usize> {
+        dec: [ChainLane<'s>; N],
+        macs: [Block; N],
+        n: usize,
+    }
+    impl<const N: usize> Drop for Group<'_, N> {
+        fn drop(&mut self) {
+            self.dec[..self.n]
+                .iter_mut()
+                .for_each(|l| wipe(&mut l.chain));
+            self.macs[..self.n].iter_mut().for_each(wipe);
+        }
+    }
+    // Job `i`'s lane from `v`; an in-place job's output (its keystream) is the front of `free`.
     let mut lane = |i: usize, v: &Block| {
-        let io = jobs[i].lane.io;
-        let io = if in_place(i) {
-            let (mine, rest) = core::mem::take(&mut free).split_at_mut(io.len);
+        let job: &Prepared<'s> = &jobs[i];
+        let io = if job.lane.io.in_place_io() {
+            let (mine, rest) = core::mem::take(&mut free).split_at_mut(job.lane.io.len);
             free = rest;
-            io.with_output(mine)
+            job.lane.io.with_output(mine)
         } else {
-            io
+            job.lane.io
         };
         ChainLane {
             io,
             chain: *v,
-            key: jobs[i].lane.key,
+            key: job.lane.key,
             blocks: io.len / BLOCK,
         }
     };
-    if let ([i], [v]) = (order, vs) {
-        // One job (the single path): its lane and MAC state on the stack.
-        let mut dec = [lane(*i, v)];
-        let mut macs = [S::mac_seed(v)];
-        check_keystream::<S, 1>(k, jobs, results, order, vs, &mut dec, &mut macs, path);
-        wipe(&mut dec[0].chain);
-        wipe(&mut macs[0]);
-    } else {
-        let mut dec = Lanes(order.iter().zip(vs).map(|(&i, v)| lane(i, v)).collect());
-        let mut macs = SecretBlocks(vs.iter().map(S::mac_seed).collect());
-        check_keystream::<S, CHUNK>(k, jobs, results, order, vs, &mut dec, &mut macs, path);
+    let n = members.len();
+    assert!((1..=N).contains(&n) && group_vs.len() == n);
+    // Slots past `n`: the first lane with a zero chain, never run.
+    let first = lane(members[0], &group_vs[0]);
+    let mut g = Group {
+        dec: [ChainLane {
+            chain: [0; BLOCK],
+            ..first
+        }; N],
+        macs: [[0; BLOCK]; N],
+        n,
+    };
+    g.dec[0] = first;
+    for (j, (&i, v)) in members.iter().zip(group_vs).enumerate().skip(1) {
+        g.dec[j] = lane(i, v);
     }
-}
-
-/// [`decrypt_keystream`]'s pass over its lanes (`dec[i]` and `macs[i]` job `order[i]`'s):
-/// the keystream and the MAC states, then per group the tags ([`tag_blocks`], `C` blocks per
-/// cipher call), their check and the plaintext of the jobs that match.
-#[allow(clippy::too_many_arguments)]
-fn check_keystream<S: Scheme, const C: usize>(
-    k: Kernels,
-    jobs: &mut [Prepared<'_>],
-    results: &mut [JobResult],
-    order: &[usize],
-    vs: &[Block],
-    dec: &mut [ChainLane<'_>],
-    macs: &mut [Block],
-    path: Path,
-) {
-    run_cfb_mac_keystream(k, dec, macs, path, |group, tags, first| {
-        let members = &order[first..first + group.len()];
-        let group_vs = &vs[first..first + group.len()];
-        tag_blocks::<S, C>(k, tags, group_vs.iter(), members.iter().map(|&i| &jobs[i]));
+    for (m, v) in g.macs.iter_mut().zip(group_vs) {
+        *m = S::mac_seed(v);
+    }
+    let Group { dec, macs, .. } = &mut g;
+    run_cfb_mac_keystream(k, &mut dec[..n], &mut macs[..n], path, |group, tags, _| {
+        tag_blocks::<S, N>(k, tags, group_vs.iter(), members.iter().map(|&i| &jobs[i]));
         for ((&i, d), t) in members.iter().zip(group).zip(tags.iter()) {
             let job = &mut jobs[i];
             let (io, slot) = (job.lane.io, &mut results[job.index]);

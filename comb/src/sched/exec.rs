@@ -333,9 +333,9 @@ fn run_cfb_mac_then<'a, const DEC: bool>(
 ) {
     check_cfb_mac_lanes(lanes, macs);
     match path {
-        Path::Comb { lanes: p } if lanes.len() > 1 => {
+        Path::Comb { .. } if lanes.len() > 1 => {
             let vl = zmm_token(k);
-            let p = p.clamp(1, MAX_LANES);
+            let p = cfb_mac_group_len(path, lanes.len());
             let mut keys = GroupKeys::default();
             for (g, (group, group_macs)) in lanes.chunks_mut(p).zip(macs.chunks_mut(p)).enumerate()
             {
@@ -377,6 +377,16 @@ fn run_cfb_mac_then<'a, const DEC: bool>(
                 done(lane, mac, i);
             }
         }
+    }
+}
+
+/// How many lanes each comb group of [`run_cfb_mac`] and [`run_cfb_mac_keystream`] takes for
+/// `n` lanes on `path`: consecutive runs of this many lanes of the comb order are the groups,
+/// the last one shorter (one lane each on the single path, and for one lane).
+pub(crate) fn cfb_mac_group_len(path: Path, n: usize) -> usize {
+    match path {
+        Path::Comb { lanes: p } if n > 1 => p.clamp(1, MAX_LANES),
+        _ => 1,
     }
 }
 
