@@ -486,8 +486,9 @@ fn silc_properties() {
 
 /// In-place decryption at every size of the keystream scratch (one comb group's in-place
 /// bytes: the 1, 4 and 32 KiB stack arrays and the heap past them), in batches whose groups
-/// reuse it and on the single path: every job decrypts to its plaintext as the same job out
-/// of place does, and a forged job in each group fails alone with its buffer zeroed.
+/// reuse it (groups of 3, 16 and 20 lanes) and on the single path: every job decrypts to its
+/// plaintext as the same job out of place does, and a forged job in each group of 16 fails
+/// alone with its buffer zeroed.
 #[test]
 fn in_place_decryption_at_every_scratch_size() {
     for alg in [CLOC, SILC] {
@@ -524,7 +525,12 @@ fn in_place_decryption_at_every_scratch_size() {
                     c
                 })
                 .collect();
-            for engine in engines(None).iter().chain(&engines(Some(3))) {
+            // Default lanes (16), 3, and 20 (groups wider than 16).
+            let all: Vec<_> = [None, Some(3), Some(20)]
+                .into_iter()
+                .flat_map(engines)
+                .collect();
+            for engine in &all {
                 for path in [PathKind::Batch, PathKind::Sequential] {
                     for hold in [Hold::InPlace, Hold::Copy] {
                         let descs: Vec<JobDesc<'_>> = (0..n)

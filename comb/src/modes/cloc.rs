@@ -81,9 +81,10 @@
 //! before. One pass on the CFB+MAC kernels computes both ([`decrypt_keystream`],
 //! [`run_cfb_mac_keystream`]: two independent blocks per message and step, as on encryption),
 //! on the batch path and the single path, on every backend. The keystream goes into the job's
-//! output when out of place, else into a scratch buffer. Per comb group, while its messages
-//! are in L1, the tags are made and compared in constant time, and the plaintext (input xor
-//! keystream) is made only for the jobs whose tag matches.
+//! output when out of place, else into scratch (one comb group's, which the next group
+//! reuses; on the stack up to 32 KiB). Per comb group, while its messages are in L1, the tags
+//! are made and compared in constant time, and the plaintext (input xor keystream) is made
+//! only for the jobs whose tag matches.
 //!
 //! A job whose tag does not match never has plaintext computed: its output `[..len]` (at most
 //! keystream) is zeroed and it gets
