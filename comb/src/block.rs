@@ -518,7 +518,12 @@ impl<'a> IoPtrs<'a> {
         unsafe { self.dst.add(off).cast::<Block>().write_unaligned(*data) };
     }
 
-    /// Zeroes the first `n` output bytes (authentication failure, bad padding).
+    /// Zeroes the first `n` output bytes (authentication failure, bad padding): `zeroize`,
+    /// since 1.9.2 one `memset` behind an optimisation barrier. 1.9.1 wrote byte by byte,
+    /// and a forged message cost about three valid ones: decrypting batches of 64 forged
+    /// 1440-byte messages took 941-1421 TSC ticks per message with 1.9.1 against 285-417
+    /// with 1.9.2 for GCM, 818-1536 against 327-431 for OCB3, 1170-1763 against 728-874 for
+    /// CLOC (Intel AVX-512 VM, fastest of 100 calls, three alternated runs).
     pub(crate) fn zero_output(&self, n: usize) {
         if self.dst.is_null() {
             return;
@@ -906,10 +911,30 @@ mod tests {
         }
     }
 
-    /// `xor_to_output` makes output `[0, len)` the input xor a keystream, on both paths (the
-    /// dispatching entry, then the word path on its own): the keystream in the job's own output
-    /// (out of place) or in another buffer (in place, or out of place), nothing past `len`
-    /// touched.
+    /// `zero_output` zeroes exactly the first `n` output bytes (at most `out_cap`), in place
+    /// and copying, and nothing of a read-only view.
+    #[test]
+    fn zero_output_zeroes_exactly_n_bytes() {
+        for cap in [0usize, 1, 15, 16, 17, 47, 48, 70] {
+            for n in 0..=cap + 3 {
+                let input = vec![0x11u8; cap];
+                let mut out = vec![0xEEu8; cap + 2];
+                IoPtrs::copy(&input, &mut out[..cap]).zero_output(n);
+                let z = n.min(cap);
+                assert!(out[..z].iter().all(|&b| b == 0), "cap {cap}, n {n}");
+                assert!(
+                    out[z..].iter().all(|&b| b == 0xEE),
+                    "cap {cap}, n {n}: past n"
+                );
+                let mut buf = vec![0x22u8; cap];
+                IoPtrs::in_place(&mut buf, cap).zero_output(n);
+                assert!(buf[..z].iter().all(|&b| b == 0) && buf[z..].iter().all(|&b| b == 0x22));
+                IoPtrs::read_only(&input).zero_output(n);
+                assert!(input.iter().all(|&b| b == 0x11));
+            }
+        }
+    }
+
     /// Every size, at each edge of the stack arrays and past them, gets exactly `n` zeroed
     /// blocks, also after an earlier call wrote its scratch.
     #[test]
@@ -927,6 +952,10 @@ mod tests {
         }
     }
 
+    /// `xor_to_output` makes output `[0, len)` the input xor a keystream, on both paths (the
+    /// dispatching entry, then the word path on its own): the keystream in the job's own output
+    /// (out of place) or in another buffer (in place, or out of place), nothing past `len`
+    /// touched.
     #[test]
     fn xor_to_output_matches_a_bytewise_model() {
         for len in 0..=140usize {
