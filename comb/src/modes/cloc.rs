@@ -524,10 +524,12 @@ fn decrypt_keystream<S: Scheme>(
 /// group), the tags ([`tag_blocks`], one cipher call of up to `N` blocks), their check and
 /// the plaintext of the jobs that match.
 ///
-/// Out of place this measured as fast as the lanes of all groups in one vector and one
-/// executor call, as before (Intel AVX-512 VM, CLOC, batches of 64, fastest call of 150, six
-/// alternated runs, best of each: the realistic mix 355 TSC ticks per message before, 348
-/// after; 1440 bytes 521 and 509; 64 bytes 123 and 124).
+/// Out of place, against the lanes of all groups in one vector and one executor call, as
+/// before (Intel AVX-512 VM, CLOC, batches of 64): the fastest call of 150, best of six
+/// alternated runs, was the same (the realistic mix 355 TSC ticks per message before, 348
+/// after; 1440 bytes 521 and 509; 64 bytes 123 and 124); `comb bench --op decrypt` on the
+/// mix, seven alternated pairs on a busy host, put CLOC's time over CCM's at a median of 1.03
+/// before and 1.07 after (0.99-1.11 against 0.97-1.15), which I cannot tell from its noise.
 #[allow(clippy::too_many_arguments)]
 fn decrypt_group<'a: 's, 's, S: Scheme, const N: usize>(
     k: Kernels,
