@@ -105,7 +105,6 @@ use crate::modes::{finish_tag, finish_tag_then, Prepared};
 use crate::sched::exec::{
     cfb_mac_comb_order, cfb_mac_group_len, run_cfb_mac, run_cfb_mac_keystream, Path,
 };
-use crate::sched::plan::MAX_LANES;
 use crate::sched::steps::{run_steps, StepLane};
 use crate::{JobResult, Op};
 
@@ -489,110 +488,97 @@ fn decrypt_keystream<S: Scheme>(
     vs: &[Block],
     path: Path,
 ) {
-    // The in-place jobs' keystreams wait in scratch ([`with_scratch`]: no allocation, and no
+    // An in-place job's keystream waits in scratch ([`with_scratch`]: no allocation, and no
     // page faults, up to 32 KiB), one region per comb group, which every group reuses: the
     // executor finishes a group, its plaintext included, before it starts the next. So the
-    // scratch is the largest group's in-place bytes, not the batch's.
-    let in_place = |i: usize| jobs[i].lane.io.in_place_io();
-    let p = cfb_mac_group_len(path, order.len());
-    let scratch_len = order
-        .chunks(p)
-        .map(|g| {
+    // scratch is the largest group's in-place bytes, not the batch's; the groups then run as
+    // calls of their own. Without in-place jobs, all lanes go to one executor call: a call
+    // per group (its key rows assembled and wiped, its lanes set up) took 138-142 TSC ticks
+    // per 64-byte message where one call took 128-130, and 385-394 against 379-384 on the
+    // realistic mix (CLOC, batches of 64, fastest of 150 calls, eight alternated runs).
+    let (scratch_len, per_call) = if jobs.iter().any(|j| j.lane.io.in_place_io()) {
+        let p = cfb_mac_group_len(path, order.len());
+        let in_place_bytes = |g: &[usize]| -> usize {
             g.iter()
-                .filter(|&&i| in_place(i))
-                .map(|&i| jobs[i].lane.io.len)
-                .sum::<usize>()
-        })
-        .max()
-        .unwrap_or(0);
-    with_scratch(scratch_len.div_ceil(BLOCK), |scratch| {
-        for (members, group_vs) in order.chunks(p).zip(vs.chunks(p)) {
-            let free: &mut [u8] = scratch.as_flattened_mut();
-            // One job (the single path, or a batch's last group of one): arrays of one.
-            match members.len() {
-                1 => decrypt_group::<S, 1>(k, jobs, results, members, group_vs, free, path),
-                2..=16 => decrypt_group::<S, 16>(k, jobs, results, members, group_vs, free, path),
-                _ => decrypt_group::<S, MAX_LANES>(k, jobs, results, members, group_vs, free, path),
-            }
+                .map(|&i| jobs[i].lane.io)
+                .filter(|io| io.in_place_io())
+                .map(|io| io.len)
+                .sum()
+        };
+        (order.chunks(p).map(in_place_bytes).max().unwrap_or(0), p)
+    } else {
+        (0, order.len().max(1))
+    };
+    match (order, vs) {
+        ([i], [v]) => {
+            // One job (the single path): its lane and MAC state on the stack.
+            with_scratch(scratch_len.div_ceil(BLOCK), |scratch| {
+                let mut dec = [keystream_lane(
+                    &jobs[*i],
+                    v,
+                    &mut scratch.as_flattened_mut(),
+                )];
+                let mut macs = [S::mac_seed(v)];
+                check_keystream::<S, 1>(k, jobs, results, order, vs, &mut dec, &mut macs, path);
+                wipe(&mut dec[0].chain);
+                wipe(&mut macs[0]);
+            });
         }
-    });
+        _ => with_scratch(scratch_len.div_ceil(BLOCK), |scratch| {
+            for (members, group_vs) in order.chunks(per_call).zip(vs.chunks(per_call)) {
+                let mut free: &mut [u8] = scratch.as_flattened_mut();
+                let mut dec = Lanes(
+                    members
+                        .iter()
+                        .zip(group_vs)
+                        .map(|(&i, v)| keystream_lane(&jobs[i], v, &mut free))
+                        .collect(),
+                );
+                let mut macs = SecretBlocks(group_vs.iter().map(S::mac_seed).collect());
+                check_keystream::<S, CHUNK>(
+                    k, jobs, results, members, group_vs, &mut dec, &mut macs, path,
+                );
+            }
+        }),
+    }
 }
 
-/// One comb group of [`decrypt_keystream`] (jobs `members`, their `V`s `group_vs`, at most
-/// `N` of them; the in-place jobs' keystreams in `free`): its lanes and MAC states on the
-/// stack, wiped on drop; the keystream and the MAC states ([`run_cfb_mac_keystream`], one
-/// group), the tags ([`tag_blocks`], one cipher call of up to `N` blocks), their check and
-/// the plaintext of the jobs that match.
-///
-/// Out of place, against the lanes of all groups in one vector and one executor call, as
-/// before (Intel AVX-512 VM, CLOC, batches of 64): the fastest call of 150, best of six
-/// alternated runs, was the same (the realistic mix 355 TSC ticks per message before, 348
-/// after; 1440 bytes 521 and 509; 64 bytes 123 and 124); `comb bench --op decrypt` on the
-/// mix, seven alternated pairs on a busy host, put CLOC's time over CCM's at a median of 1.03
-/// before and 1.07 after (0.99-1.11 against 0.97-1.15), which I cannot tell from its noise.
+/// Job `job`'s lane for [`decrypt_keystream`], its chain `v`: an in-place job's output (its
+/// keystream) is taken from the front of `free`.
+fn keystream_lane<'s>(job: &Prepared<'s>, v: &Block, free: &mut &'s mut [u8]) -> ChainLane<'s> {
+    let io = if job.lane.io.in_place_io() {
+        let (mine, rest) = core::mem::take(free).split_at_mut(job.lane.io.len);
+        *free = rest;
+        job.lane.io.with_output(mine)
+    } else {
+        job.lane.io
+    };
+    ChainLane {
+        io,
+        chain: *v,
+        key: job.lane.key,
+        blocks: io.len / BLOCK,
+    }
+}
+
+/// [`decrypt_keystream`]'s pass over its lanes (`dec[i]` and `macs[i]` job `order[i]`'s):
+/// the keystream and the MAC states, then per group the tags ([`tag_blocks`], `C` blocks per
+/// cipher call), their check and the plaintext of the jobs that match.
 #[allow(clippy::too_many_arguments)]
-fn decrypt_group<'a: 's, 's, S: Scheme, const N: usize>(
+fn check_keystream<S: Scheme, const C: usize>(
     k: Kernels,
-    jobs: &mut [Prepared<'a>],
+    jobs: &mut [Prepared<'_>],
     results: &mut [JobResult],
-    members: &[usize],
-    group_vs: &[Block],
-    mut free: &'s mut [u8],
+    order: &[usize],
+    vs: &[Block],
+    dec: &mut [ChainLane<'_>],
+    macs: &mut [Block],
     path: Path,
 ) {
-    /// The first `n` lanes' chains and MAC states are secrets; the rest stay zero.
-    struct Group<'s, const N: usize> {
-        dec: [ChainLane<'s>; N],
-        macs: [Block; N],
-        n: usize,
-    }
-    impl<const N: usize> Drop for Group<'_, N> {
-        fn drop(&mut self) {
-            self.dec[..self.n]
-                .iter_mut()
-                .for_each(|l| wipe(&mut l.chain));
-            self.macs[..self.n].iter_mut().for_each(wipe);
-        }
-    }
-    // Job `i`'s lane from `v`; an in-place job's output (its keystream) is the front of `free`.
-    let mut lane = |i: usize, v: &Block| {
-        let job: &Prepared<'s> = &jobs[i];
-        let io = if job.lane.io.in_place_io() {
-            let (mine, rest) = core::mem::take(&mut free).split_at_mut(job.lane.io.len);
-            free = rest;
-            job.lane.io.with_output(mine)
-        } else {
-            job.lane.io
-        };
-        ChainLane {
-            io,
-            chain: *v,
-            key: job.lane.key,
-            blocks: io.len / BLOCK,
-        }
-    };
-    let n = members.len();
-    assert!((1..=N).contains(&n) && group_vs.len() == n);
-    // Slots past `n`: the first lane with a zero chain, never run.
-    let first = lane(members[0], &group_vs[0]);
-    let mut g = Group {
-        dec: [ChainLane {
-            chain: [0; BLOCK],
-            ..first
-        }; N],
-        macs: [[0; BLOCK]; N],
-        n,
-    };
-    g.dec[0] = first;
-    for (j, (&i, v)) in members.iter().zip(group_vs).enumerate().skip(1) {
-        g.dec[j] = lane(i, v);
-    }
-    for (m, v) in g.macs.iter_mut().zip(group_vs) {
-        *m = S::mac_seed(v);
-    }
-    let Group { dec, macs, .. } = &mut g;
-    run_cfb_mac_keystream(k, &mut dec[..n], &mut macs[..n], path, |group, tags, _| {
-        tag_blocks::<S, N>(k, tags, group_vs.iter(), members.iter().map(|&i| &jobs[i]));
+    run_cfb_mac_keystream(k, dec, macs, path, |group, tags, first| {
+        let members = &order[first..first + group.len()];
+        let group_vs = &vs[first..first + group.len()];
+        tag_blocks::<S, C>(k, tags, group_vs.iter(), members.iter().map(|&i| &jobs[i]));
         for ((&i, d), t) in members.iter().zip(group).zip(tags.iter()) {
             let job = &mut jobs[i];
             let (io, slot) = (job.lane.io, &mut results[job.index]);
