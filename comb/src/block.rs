@@ -96,8 +96,9 @@ const STACK_SCRATCH_BLOCKS: usize = 2048;
 /// scratch until the tag is checked, had a heap buffer for the whole batch: 14 more page
 /// faults per batch of 64 messages of 1440 bytes than out of place, and 1596-1701 TSC ticks
 /// per message against 653-733 (Intel AVX-512 VM, fastest of 100 calls). With one comb
-/// group's scratch here (23 KiB), as many page faults as out of place, and 597-845 ticks
-/// (four runs alternated with the old build, which took 1280-2708 in them).
+/// group's scratch here (23 KiB), as many page faults as out of place, and 635-842 ticks
+/// (four runs alternated with the old build, which took 1215-1666 in them; out of place
+/// 604-639 there).
 pub(crate) fn with_scratch<R>(n: usize, f: impl FnOnce(&mut [Block]) -> R) -> R {
     /// Wipes its blocks on drop.
     struct Wiped<'a>(&'a mut [Block]);
