@@ -493,9 +493,11 @@ fn decrypt_keystream<S: Scheme>(
     // executor finishes a group, its plaintext included, before it starts the next. So the
     // scratch is the largest group's in-place bytes, not the batch's; the groups then run as
     // calls of their own. Without in-place jobs, all lanes go to one executor call: a call
-    // per group (its key rows assembled and wiped, its lanes set up) took 138-142 TSC ticks
-    // per 64-byte message where one call took 128-130, and 385-394 against 379-384 on the
-    // realistic mix (CLOC, batches of 64, fastest of 150 calls, eight alternated runs).
+    // per group (its key rows assembled and wiped, its lanes set up) took 216-303 TSC ticks
+    // per 64-byte message where one call took 183-250 (CLOC, batches of 64, fastest of 150
+    // calls, six alternated runs on a busy host; in an earlier set of eight, whose old build
+    // linked zeroize 1.9.1, 138-142 against 128-130, and 385-394 against 379-384 on the
+    // realistic mix).
     let (scratch_len, per_call) = if jobs.iter().any(|j| j.lane.io.in_place_io()) {
         let p = cfb_mac_group_len(path, order.len());
         let in_place_bytes = |g: &[usize]| -> usize {
