@@ -535,6 +535,20 @@ fn cfb_mac_tails<const DEC: bool>(k: Kernels, lanes: &[ChainLane<'_>], macs: &mu
 /// with calls of 4: as for the chain kernel, past 8 states the kernel is bound by its instruction
 /// throughput.)
 ///
+/// Not a stream either. One kernel call for a whole shared-key batch, its 16 slots refilled
+/// with the next lane of the comb order as each lane ends (the slots re-sorted by their ends
+/// once no lane is left to start), so the kernel would run 16 lanes wide to the batch's end
+/// instead of narrowing at each group's end, ran slower on encryption: CLOC, batches of 64,
+/// fastest of 150 calls, TSC ticks per message, three alternated pairs on the Intel AVX-512 VM
+/// (stop 68): the realistic mix 355-465 against 304-394, 1440 bytes 517-690 against 452-598,
+/// 64 bytes 117-154 against 99-127. The refill code in the kernel cost its step loop registers:
+/// states written at a slot index known only at run time put both state arrays in memory
+/// through every step (18% slower at 1440 bytes), and with every index a constant (unrolled
+/// per register) LLVM still reloaded four states per step. What the groups lose at their ends
+/// is small to begin with: in the same harness 0-4% for lanes of 1440..1680 bytes, all ends
+/// distinct, against lanes of equal work, and 5-11% for the mix against each group of 16 set
+/// to its mean length.
+///
 /// # Safety
 /// `lanes` pass [`check_cfb_mac_lanes`] (a sub-slice of lanes that passed does: the kernels'
 /// contract, which their memory safety rests on, checked once per [`run_cfb_mac`] call, not
