@@ -543,11 +543,13 @@ fn cfb_mac_tails<const DEC: bool>(k: Kernels, lanes: &[ChainLane<'_>], macs: &mu
 /// (stop 68): the realistic mix 355-465 against 304-394, 1440 bytes 517-690 against 452-598,
 /// 64 bytes 117-154 against 99-127. The refill code in the kernel cost its step loop registers:
 /// states written at a slot index known only at run time put both state arrays in memory
-/// through every step (18% slower at 1440 bytes), and with every index a constant (unrolled
-/// per register) LLVM still reloaded four states per step. What the groups lose at their ends
-/// is small to begin with: in the same harness 0-4% for lanes of 1440..1680 bytes, all ends
-/// distinct, against lanes of equal work, and 5-11% for the mix against each group of 16 set
-/// to its mean length.
+/// through every step (at 1440 bytes 588-642 against 468-500), and with every index a
+/// constant (unrolled per register) LLVM still reloaded four states per step; as a function of
+/// its own beside the groups' the stream had the step loop out of line (515-552 against
+/// 390-475, and decryption, which did not stream, 408-430 against 359-387). What the groups
+/// lose at their ends is small to begin with: in the same harness 0-4% for lanes of
+/// 1440..1680 bytes, all ends distinct, against lanes of equal work, and 5-11% for the mix
+/// against each group of 16 set to its mean length.
 ///
 /// # Safety
 /// `lanes` pass [`check_cfb_mac_lanes`] (a sub-slice of lanes that passed does: the kernels'
