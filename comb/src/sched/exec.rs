@@ -541,7 +541,7 @@ fn cfb_mac_tails<const DEC: bool>(k: Kernels, lanes: &[ChainLane<'_>], macs: &mu
 /// The kernel would then run 16 lanes wide to the batch's end instead of narrowing at each
 /// group's end. It ran slower on encryption (stop 68; CLOC, batches of 64, fastest of 150
 /// calls, TSC ticks per message, Intel AVX-512 VM). As a kernel function of its own (its
-/// step loop the same code as the groups', expanded in it), four alternated pairs in a quiet
+/// step loop the same code as the groups', expanded in it), four alternated pairs in a quieter
 /// spell: the realistic mix 334-348 against 282-293, 1440 bytes 485-504 against 432-437, 64
 /// bytes 115-120 against 90-94. At 1440 bytes a group's lanes all end together, so the loss
 /// there is the stream's code, not its schedule (its step loop reloaded five registers from
