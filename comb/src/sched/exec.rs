@@ -535,24 +535,24 @@ fn cfb_mac_tails<const DEC: bool>(k: Kernels, lanes: &[ChainLane<'_>], macs: &mu
 /// with calls of 4: as for the chain kernel, past 8 states the kernel is bound by its instruction
 /// throughput.)
 ///
-/// Not a stream either: one kernel call for a whole shared-key batch, its 16 slots each
-/// taking the next lane of the comb order as its lane ends (pointers set back by the step the
-/// lane starts at), the lanes still running when none is left to start finished as a group.
-/// The kernel would then run 16 lanes wide to the batch's end instead of narrowing at each
-/// group's end. It ran slower on encryption (stop 68; CLOC, batches of 64, fastest of 150
-/// calls, TSC ticks per message, Intel AVX-512 VM). As a kernel function of its own (its
-/// step loop the same code as the groups', expanded in it), four alternated pairs in a quieter
-/// spell: the realistic mix 334-348 against 282-293, 1440 bytes 485-504 against 432-437, 64
-/// bytes 115-120 against 90-94. At 1440 bytes a group's lanes all end together, so the loss
-/// there is the stream's code, not its schedule (its step loop reloaded five registers from
-/// the stack before each step's rounds). Earlier versions lost more, in busier spells: with
-/// the refills in the group kernel's loop, states written at a slot index known only at run
-/// time kept both state arrays in memory through every step (1440 bytes 588-642 against
-/// 468-500), and with the step loop one function for both, it was not inlined (1440 bytes
-/// 515-552 against 390-475; decryption, which did not stream, 408-430 against 359-387 on the
-/// mix). What the groups lose at their ends, the most a stream could win, measured in the
-/// same harness: 0-4% for lanes of 1440..1680 bytes, all ends distinct, against lanes of
-/// equal work, and 5-11% for the mix against each group of 16 set to its mean length.
+/// Not a stream either: one kernel call for a whole shared-key batch, its 16 slots each taking the
+/// next lane of the comb order as its lane ends (pointers set back by the step the lane starts at),
+/// the lanes still running when none is left to start finished as a group. The kernel would then
+/// run 16 lanes wide until no lane is left to start instead of narrowing at each group's end. It
+/// ran slower on encryption (stop 68; CLOC, batches of 64, fastest of 150 calls, TSC ticks per
+/// message, Intel AVX-512 VM). As a kernel function of its own (its step loop the same code as the
+/// groups', expanded in it), four alternated pairs in a quieter spell: the realistic mix 334-348
+/// against 282-293, 1440 bytes 485-504 against 432-437, 64 bytes 115-120 against 90-94. At 1440
+/// bytes a group's lanes all end together, so the loss there is the stream's code, not its schedule
+/// (its step loop reloaded five registers from the stack before each step's rounds). Earlier
+/// versions lost more, in busier spells: with the refills in the group kernel's loop, states
+/// written at a slot index known only at run time kept both state arrays in memory through every
+/// step (1440 bytes 588-642 against 468-500), and with the step loop one function for both, it was
+/// not inlined (1440 bytes 515-552 against 390-475; decryption, which did not stream, 408-430
+/// against 359-387 on the mix, fastest of 100 calls). What the groups lose at their ends, the most
+/// a stream could win, measured in the same harness: 0-4% for lanes of 1440..1680 bytes, all ends
+/// distinct, against lanes of equal work, and 5-11% for the mix against each group of 16 set to its
+/// mean length.
 ///
 /// # Safety
 /// `lanes` pass [`check_cfb_mac_lanes`] (a sub-slice of lanes that passed does: the kernels'
