@@ -1403,6 +1403,23 @@ macro_rules! enc_z {
 /// so did the remainder in a step of its own (one pair in one register waits out both
 /// layers' latency), and messages of 8 to 15 pairs on zmm (the realistic mix 0.606-0.609).
 ///
+/// Nor does the message's last chunk belong in the last step (stop 69; Intel AVX-512 VM, a
+/// harness timing the library call alone, batches of 64, encryption, TSC ticks per message,
+/// alternated builds, a contended host). The chunk ran as one more lane of the step, under
+/// byte masks, its operands swapped or cut per case (odd or even, either direction), in place
+/// of the pair pool's cut lane, the staging and the batched `E(L_ell)`. It passed the KATs and
+/// the reference tests, and was slower:
+/// - every message on zmm, last steps of one to eight registers: the mix 342-356 against
+///   262-294 (fastest of 300 runs, two pairs); a short message's lanes in a step of their own
+///   wait out both layers, where the pools run them beside other jobs';
+/// - only messages of at least 16 pairs: 1024 bytes 310-324 against 337-361, but 1440 bytes
+///   513 against 427-431, 1456 bytes 485-498 against 419-424, the mix 326-340 against 287-307
+///   (fastest of 300 runs, two or three pairs). The larger function spilled: 402-736 stack
+///   accesses in `body_zmm` over four versions of it, against 98-134;
+/// - the same with the last step cut to one to four registers (112-148 stack accesses): 1440
+///   bytes 824-917 against 726-807, the mix 637-709 against 569-628 (10th percentiles of 400
+///   runs, four pairs in a busy spell). The pool runs the cut lanes 16 to a call.
+///
 /// # Safety
 /// AVX-512F, AVX-512BW, VAES, AES-NI, SSSE3 and VPCLMULQDQ; pairs `0..ell` inside input and
 /// output.
