@@ -1407,8 +1407,8 @@ macro_rules! enc_z {
 /// harness timing the library call alone, batches of 64, encryption, TSC ticks per message,
 /// alternated builds, a contended host). The chunk ran as one more lane of the step, under
 /// byte masks, its operands swapped or cut per case (odd or even, either direction), in place
-/// of the pair pool's cut lane, the staging and the batched `E(L_ell)`. It passed the KATs and
-/// the reference tests, and was slower:
+/// of the pair pool's cut lane, the staging and the batched `E(L_ell)`. The first version passed
+/// the KATs, the last the reference tests; each was slower:
 /// - every message on zmm, last steps of one to eight registers: the mix 342-356 against
 ///   262-294 (fastest of 300 runs, two pairs); a short message's lanes in a step of their own
 ///   wait out both layers, where the pools run them beside other jobs';
