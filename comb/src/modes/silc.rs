@@ -33,6 +33,36 @@ fn g(s: &Block) -> Block {
     ((v << 8) | u128::from(s[0] ^ s[1])).to_be_bytes()
 }
 
+/// `0^24 ‖ PARAM ‖ N`, the nonce in the last bytes, as a little-endian integer, as CLOC's
+/// nonce block. The validated 12-byte nonce from two fixed-width loads; any other length
+/// (the type allows it, validation does not) through [`load_short`].
+///
+/// Built inline in the batch's nonce pass (before, [`Scheme::ad_input`] was a call per job
+/// and shifted by the nonce's length at run time): 57 fewer instructions per message of SILC
+/// at 64 bytes (892 against 949, `scripts/count-instructions.sh aes128-silc --dist fixed
+/// --lengths 64`, xmm kernels). Intel AVX-512 VM, a busy host, batches of 64, TSC ticks per
+/// message, 10th percentile of 100 calls, three alternated pairs: 64 bytes 248-256 -> 224-228,
+/// the realistic mix 581-602 -> 557-567 (CLOC's, whose code did not change, 196-205 against
+/// 199-201 and 534-554 against 532-547).
+#[inline]
+fn nonce_block(nonce: &[u8]) -> Block {
+    match nonce.first_chunk::<12>() {
+        Some(n) if nonce.len() == 12 => {
+            let lo = u64::from_le_bytes(n[..8].try_into().unwrap_or([0; 8]));
+            let hi = u32::from_le_bytes(n[8..].try_into().unwrap_or([0; 4]));
+            (u128::from(PARAM) << 24 | u128::from(lo) << 32 | u128::from(hi) << 96).to_le_bytes()
+        }
+        _ => {
+            // `at` is 16 for an empty nonce: no nonce bits, where `<< 128` would overflow.
+            let at = BLOCK - nonce.len().min(BLOCK - 1);
+            let n = u128::from_le_bytes(load_short(nonce))
+                .checked_shl(8 * at as u32)
+                .unwrap_or(0);
+            (u128::from(PARAM) << (8 * (at - 1)) | n).to_le_bytes()
+        }
+    }
+}
+
 /// `s` with the 64-bit big-endian `len` xored into its last 8 bytes.
 fn xor_len(s: &Block, len: usize) -> Block {
     (u128::from_be_bytes(*s) ^ u128::from(len as u64)).to_be_bytes()
@@ -45,13 +75,10 @@ impl Scheme for Silc {
         1 + ad_len.div_ceil(BLOCK)
     }
 
+    #[inline]
     fn ad_input(state: &Block, ad: &[u8], nonce: &[u8], step: usize) -> Block {
         if step == 0 {
-            // 0...0 ‖ PARAM ‖ N, the nonce in the last bytes (validated: 12 of them), as a
-            // little-endian integer, as CLOC's nonce block.
-            let at = BLOCK - nonce.len().min(BLOCK - 1);
-            let n = u128::from_le_bytes(load_short(nonce)) << (8 * at);
-            return (u128::from(PARAM) << (8 * (at - 1)) | n).to_le_bytes();
+            return nonce_block(nonce);
         }
         let rest = &ad[BLOCK * (step - 1)..];
         let a = match rest.first_chunk::<BLOCK>() {
@@ -97,4 +124,23 @@ pub(crate) fn run(
     path: Path,
 ) {
     run_scheme::<Silc>(k, jobs, results, op, path);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The nonce block against its definition, `0^(15 - |N|) ‖ PARAM ‖ N`, for every nonce
+    /// length the block holds (validation admits 12 only).
+    #[test]
+    fn nonce_block_is_param_then_nonce() {
+        for len in 0..BLOCK {
+            let nonce: Vec<u8> = (0..len as u8).map(|b| 0xa0 ^ b.wrapping_mul(37)).collect();
+            let mut want = [0u8; BLOCK];
+            want[BLOCK - 1 - len] = PARAM;
+            want[BLOCK - len..].copy_from_slice(&nonce);
+            assert_eq!(nonce_block(&nonce), want, "nonce of {len} bytes");
+            assert_eq!(Silc::ad_input(&[0x55; BLOCK], b"ad", &nonce, 0), want);
+        }
+    }
 }
