@@ -644,9 +644,10 @@ fn encrypt_batch_one_ad_step<S: Scheme>(
         let len = job.lane.io.len;
         // Inlined (`finish_tag` is a call per job): 16 fewer instructions per message at 64
         // bytes (804 -> 788, `scripts/count-instructions.sh aes128-cloc --dist fixed
-        // --lengths 64`); Intel AVX-512 VM, batches of 64, fastest of 100 calls, TSC ticks
-        // per message, two alternated pairs in a quiet spell: 64 bytes 111-112 -> 108-111,
-        // the realistic mix 332-334 -> 330-331.
+        // --lengths 64`). Its time is within the noise: Intel AVX-512 VM, batches of 64,
+        // fastest of 100 calls, TSC ticks per message, four alternated pairs; the two in a
+        // quiet spell 64 bytes 111-112 -> 108-111, the realistic mix 332-334 -> 330-331; the
+        // two after it, as the host got busy, 112-154 -> 142-173 and 328-425 -> 415-497.
         finish_tag_then(job, m, &mut results[job.index], len, || {});
     }
 }
