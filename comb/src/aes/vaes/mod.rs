@@ -15,7 +15,10 @@
 //! below sound. Inside, register intrinsics are safe; the only `unsafe` left is memory
 //! access through pointers, each with its justification.
 
+mod quad;
 mod wide;
+
+pub(crate) use quad::{cfb_mac_quads, CFB_MAC_QUADS};
 
 pub(crate) use wide::{
     crypt_many, ctr, ecb_then_cfb_decrypt, gcm_encrypt, parallel, YMM_STITCH_MIN,
@@ -715,28 +718,14 @@ macro_rules! cfb_mac_kernel {
                 // last step (`end - 1`) under byte masks, every other lane's block of that
                 // step whole (lanes that run on have whole blocks there; a shadow half takes
                 // its low lane's mask).
-                let mut masks = [u32::MAX; CFB_MAC_ARRAY];
-                let mut masked = false;
-                if TAILS {
-                    for j in (0..live).rev() {
-                        let l = &lanes[j];
-                        if steps_of(l) != end {
-                            break;
-                        }
-                        let tail = l.io.len % BLOCK;
-                        if tail != 0 {
-                            let m = (1u32 << tail) - 1;
-                            let (r, high) = (j / 2, j % 2 == 1);
-                            masks[r] &= if high { (m << 16) | 0xffff } else { m | !0xffff };
-                            masked = true;
-                        }
-                    }
-                    for (r, m) in masks.iter_mut().enumerate() {
-                        if !pairs[r].hi_live {
-                            *m = (*m & 0xffff) | (*m << 16);
-                        }
-                    }
-                }
+                let (mut masks, masked) = if TAILS {
+                    let (m, masked) = tail_masks::<2, CFB_MAC_ARRAY>(lanes, live, end, |r, _| {
+                        pairs[r].hi_live
+                    });
+                    (m.map(|m| m as u32), masked)
+                } else {
+                    ([u32::MAX; CFB_MAC_ARRAY], false)
+                };
                 // SAFETY: every live register's lanes (a shadow half reads its low lane, never
                 // stored) have whole blocks up to `end`, or with `masked` up to `end - 1` and
                 // the unmasked bytes of block `end - 1`; the kernel's features are this
@@ -832,6 +821,42 @@ cfb_mac_kernel!(
 #[target_feature(enable = "avx2,avx512f,avx512vl,avx512bw")]
 unsafe fn zero_masked(mask: u32, v: __m256i) -> __m256i {
     _mm256_maskz_mov_epi8(mask, v)
+}
+
+/// The byte masks of step `end - 1` (the last) of lanes `0..live`, for a CFB+MAC kernel with
+/// `PER` lanes per register (bits `16s..16s + 16` of register `r`'s mask for lane `PER·r +
+/// s`): a lane that ends at `end` on a partial block keeps its message's bytes, every other
+/// lane all 16 (lanes that run on have whole blocks there), and a shadow slot (`slot_live(r,
+/// s)` false) its register's slot 0's, whose memory it reads. Lanes are in order of
+/// non-increasing `io.len.div_ceil(16)`. Also whether any lane is partial there.
+#[inline(always)]
+fn tail_masks<const PER: usize, const R: usize>(
+    lanes: &[ChainLane<'_>],
+    live: usize,
+    end: usize,
+    slot_live: impl Fn(usize, usize) -> bool,
+) -> ([u64; R], bool) {
+    let mut masks = [u64::MAX; R];
+    let mut masked = false;
+    for (j, l) in lanes[..live].iter().enumerate().rev() {
+        if l.io.len.div_ceil(BLOCK) != end {
+            break;
+        }
+        let tail = l.io.len % BLOCK;
+        if tail != 0 {
+            let (r, s) = (j / PER, j % PER);
+            masks[r] &= !(0xffff << (16 * s)) | (((1u64 << tail) - 1) << (16 * s));
+            masked = true;
+        }
+    }
+    for (r, m) in masks.iter_mut().enumerate() {
+        for s in 1..PER {
+            if !slot_live(r, s) {
+                *m = (*m & !(0xffff << (16 * s))) | ((*m & 0xffff) << (16 * s));
+            }
+        }
+    }
+    (masks, masked)
 }
 
 /// The bit `fix1` sets, in both lanes of a register.
