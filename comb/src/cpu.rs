@@ -186,6 +186,54 @@ impl VaesToken {
     }
 }
 
+/// Whether a zmm VAESENC issues as often as a ymm one on this CPU, so that the same
+/// instruction count does twice the blocks: AMD family 26 (Zen 5) and later, where a loop of
+/// independent VAESENC issued two per cycle on xmm, ymm and zmm alike. Not Intel (one zmm
+/// per cycle against two ymm) nor AMD Zen 4 (a zmm in two 256-bit halves): there the zmm
+/// kernels that exist only for this rate are not chosen (see `aes::vaes::cfb_mac_quads`).
+/// From CPUID, read once and cached (in a VM each CPUID is a trap to the hypervisor).
+pub(crate) fn zmm_aes_full_rate() -> bool {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    // 0: not read yet; 1: no; 2: yes.
+    static RATE: AtomicU8 = AtomicU8::new(0);
+    match RATE.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            let yes = amd_family() >= Some(0x1a);
+            RATE.store(if yes { 2 } else { 1 }, Ordering::Relaxed);
+            yes
+        }
+    }
+}
+
+/// The CPU family (base plus extended) of an AMD CPU; `None` on other vendors and
+/// architectures.
+fn amd_family() -> Option<u32> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use core::arch::x86_64::__cpuid;
+        let vendor = __cpuid(0);
+        // "AuthenticAMD" in EBX, EDX, ECX.
+        let amd =
+            vendor.ebx == 0x6874_7541 && vendor.edx == 0x6974_6e65 && vendor.ecx == 0x444d_4163;
+        if !amd {
+            return None;
+        }
+        let eax = __cpuid(1).eax;
+        let base = (eax >> 8) & 0xf;
+        Some(if base == 0xf {
+            base + ((eax >> 20) & 0xff)
+        } else {
+            base
+        })
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        None
+    }
+}
+
 /// Proof that AVX-512F, AVX-512VL and AVX-512BW exist beside everything [`VaesToken`] proves:
 /// VAES then runs on zmm registers (four blocks per instruction), byte-masked loads and stores
 /// cover a message's last bytes, and ymm code has 32 registers (EVEX encoding). Not a backend

@@ -30,8 +30,9 @@
 //! lags one block, and its first call makes `T_0`). The CFB+MAC kernels
 //! ([`run_cfb_mac`]) run that step on every lane of a comb group with both chains in
 //! registers, so 8 messages keep 16 blocks in flight (two lanes' CFB chains in one ymm
-//! register, their MAC chains in another; 16 messages in AVX-512VL's 32 registers, or, for
-//! lanes of one key, four per zmm register: [`crate::aes::vaes::cfb_mac_quads`]):
+//! register, their MAC chains in another; 16 messages in AVX-512VL's 32 registers, or, where
+//! a zmm VAESENC issues at the ymm rate, four per zmm register:
+//! [`crate::aes::vaes::cfb_mac_quads`]):
 //! 1. AD/nonce phase, batched step by step across jobs (step `s` of every job is one
 //!    independent block: one multi-key [`Kernels::encrypt_many`] call per step and 64 jobs;
 //!    the realistic mix has empty AD, one step), then `V`. When that phase is one step for

@@ -335,6 +335,8 @@ fn run_cfb_mac_then<'a, const DEC: bool>(
     match path {
         Path::Comb { .. } if lanes.len() > 1 => {
             let vl = zmm_token(k);
+            // The zmm kernel where it issues at the ymm kernel's rate (measured only there).
+            let quads = vl.filter(|_| crate::cpu::zmm_aes_full_rate());
             let p = cfb_mac_group_len(path, lanes.len());
             let mut keys = GroupKeys::default();
             for (g, (group, group_macs)) in lanes.chunks_mut(p).zip(macs.chunks_mut(p)).enumerate()
@@ -344,7 +346,9 @@ fn run_cfb_mac_then<'a, const DEC: bool>(
                         keys.assign(group.iter().map(|l| l.key));
                         // SAFETY: the group is a sub-slice of the lanes checked above (a
                         // sub-slice of lanes in the comb order is in it), `keys` its keys.
-                        unsafe { cfb_mac_group_vaes::<DEC>(t, vl, &keys, group, group_macs) };
+                        unsafe {
+                            cfb_mac_group_vaes::<DEC>(t, vl, quads, &keys, group, group_macs)
+                        };
                     }
                     _ => {
                         let mut blocks = [0; MAX_LANES];
@@ -533,9 +537,9 @@ fn cfb_mac_tails<const DEC: bool>(k: Kernels, lanes: &[ChainLane<'_>], macs: &mu
 /// measured no faster: CLOC at 4096-byte messages, batch 48, Zen 3, three runs of P = 8, 10, 12 and
 /// 16 side by side, 0.351-0.465 TSC cycles/byte with one call of 5 or 6 pairs against 0.363-0.444
 /// with calls of 4: as for the chain kernel, past 8 states the kernel is bound by its instruction
-/// throughput.) A group whose lanes share one key, with AVX-512, runs on zmm instead, four lanes
-/// per register ([`vaes::cfb_mac_quads`], calls of up to 16 lanes): where a zmm VAESENC issues
-/// as often as a ymm one (AMD Zen 5), twice the blocks per instruction.
+/// throughput.) Where a zmm VAESENC issues as often as a ymm one (`quads`, the token of such a
+/// CPU: [`crate::cpu::zmm_aes_full_rate`], AMD Zen 5), groups run on zmm instead, four lanes per
+/// register ([`vaes::cfb_mac_quads`], calls of up to 16 lanes): twice the blocks per instruction.
 ///
 /// Not a stream either: one kernel call for a whole shared-key batch, its 16 slots each taking the
 /// next lane of the comb order as its lane ends (pointers set back by the step the lane starts at),
@@ -563,6 +567,7 @@ fn cfb_mac_tails<const DEC: bool>(k: Kernels, lanes: &[ChainLane<'_>], macs: &mu
 unsafe fn cfb_mac_group_vaes<const DEC: bool>(
     _vaes: VaesToken,
     vl: Option<VaesZmmToken>,
+    quads: Option<VaesZmmToken>,
     keys: &GroupKeys,
     lanes: &mut [ChainLane<'_>],
     macs: &mut [Block],
@@ -574,14 +579,26 @@ unsafe fn cfb_mac_group_vaes<const DEC: bool>(
         check_cfb_mac_lanes(lanes, macs);
     }
     let shared = keys.shared();
-    if let (Some(z), true) = (vl, shared) {
+    if let Some(z) = quads {
         let per_call = 4 * regs_per_call(lanes.len(), vaes::CFB_MAC_QUADS, 4);
-        for (chunk, chunk_macs) in lanes.chunks_mut(per_call).zip(macs.chunks_mut(per_call)) {
+        let calls = lanes.chunks_mut(per_call).zip(macs.chunks_mut(per_call));
+        for (c, (chunk, chunk_macs)) in calls.enumerate() {
+            // The call's rows: its lanes' (two a row, from row `per_call / 2 · c`), or the
+            // shared row.
+            let rows = keys.rows_from(per_call / 2 * c);
+            assert!(shared || rows.len() >= chunk.len().div_ceil(2));
             // SAFETY: the token proves AVX2, VAES, AES-NI and AVX-512F, VL and BW; the chunk
             // has at most `4 * CFB_MAC_QUADS` lanes and as many MAC states, in the comb order,
-            // each with its bytes inside its buffers (this function's contract); `shared`:
-            // every lane of the group has the same key.
-            unsafe { vaes::cfb_mac_quads::<DEC>(z, chunk, chunk_macs) };
+            // each with its bytes inside its buffers and one round count (this function's
+            // contract); `shared`: every lane of the group has the same key, else `rows` are
+            // the chunk's lanes' (asserted above; chunks start on even lanes).
+            unsafe {
+                if shared {
+                    vaes::cfb_mac_quads::<true, DEC>(z, chunk, chunk_macs, rows)
+                } else {
+                    vaes::cfb_mac_quads::<false, DEC>(z, chunk, chunk_macs, rows)
+                }
+            };
         }
         return;
     }
@@ -1056,16 +1073,15 @@ mod tests {
         assert!(refused(&good, &macs[..1]), "a MAC state missing: accepted");
     }
 
-    /// Both ymm CFB+MAC groups (AVX2's calls of 8 lanes and its batched partial blocks and,
-    /// where the CPU has AVX-512, calls of 16 with the partial blocks inside) on groups of every
-    /// size 2..=19 of lanes in the comb order, of 0..=12 whole blocks and partial ones (so
-    /// registers leave the steps one by one, high lanes end before low ones, and groups past a
-    /// call's width split), per-lane and shared keys (with AVX-512 the shared ones on the zmm
-    /// kernel, [`vaes::cfb_mac_quads`]), against the definition; and both as
-    /// decryption's keystream pass ([`check_keystream_pass`]), so the AVX2 kernel's is tested
-    /// where the default route takes the AVX-512 one.
+    /// Every VAES CFB+MAC group kernel (AVX2's calls of 8 lanes and its batched partial blocks;
+    /// where the CPU has AVX-512, the ymm calls of 16 with the partial blocks inside, and the zmm
+    /// kernel's, whether or not this CPU's route takes it) on groups of every size 2..=19 of
+    /// lanes in the comb order, of 0..=12 whole blocks and partial ones (so registers leave the
+    /// steps one by one, high lanes end before low ones, and groups past a call's width split),
+    /// per-lane and shared keys, against the definition; and each as decryption's keystream
+    /// pass ([`check_keystream_pass`]), so every kernel is tested whatever route this CPU takes.
     #[test]
-    fn cfb_mac_groups_match_their_definition_on_both_ymm_kernels() {
+    fn cfb_mac_groups_match_their_definition_on_every_vaes_kernel() {
         let Some(t) = VaesToken::get() else {
             return;
         };
@@ -1073,11 +1089,21 @@ mod tests {
         let mut order: Vec<usize> = (0..case.ivs.len()).collect();
         order.sort_by_key(|&j| core::cmp::Reverse(cfb_mac_order(case.input[j].len())));
         let ivs = mac_ivs(case.ivs.len());
-        let kernels = [None].into_iter().chain(VaesZmmToken::with(t).map(Some));
-        for vl in kernels {
+        // The AVX2 kernel, and where the CPU has AVX-512 the ymm one with its tails and the zmm
+        // one (`quads`, whatever `cpu::zmm_aes_full_rate` says).
+        let zmm = VaesZmmToken::with(t);
+        let kernels = [(None, None)]
+            .into_iter()
+            .chain(zmm.map(|z| (Some(z), None)))
+            .chain(zmm.map(|z| (Some(z), Some(z))));
+        for (vl, quads) in kernels {
             for n in 2..=order.len() {
                 for shared in [false, true] {
-                    let what = format!("vl {} n {n} shared {shared}", vl.is_some());
+                    let what = format!(
+                        "vl {} quads {} n {n} shared {shared}",
+                        vl.is_some(),
+                        quads.is_some()
+                    );
                     let mut out = case.outputs();
                     let all = case.lanes(&mut out, shared);
                     let mut group = Lanes(order[..n].iter().map(|&j| all[j]).collect());
@@ -1086,7 +1112,9 @@ mod tests {
                     keys.assign(group.iter().map(|l| l.key));
                     check_cfb_mac_lanes(&group, &macs);
                     // SAFETY: checked on the line above.
-                    unsafe { cfb_mac_group_vaes::<false>(t, vl, &keys, &mut group, &mut macs) };
+                    unsafe {
+                        cfb_mac_group_vaes::<false>(t, vl, quads, &keys, &mut group, &mut macs)
+                    };
                     let chains: Vec<Block> = group.iter().map(|l| l.chain).collect();
                     drop((keys, group, all));
                     check_cfb_mac(
@@ -1103,14 +1131,18 @@ mod tests {
             }
             // Decryption's keystream on the same kernel, in groups of `n` lanes.
             for n in [2, 3, 8, 16, 19] {
-                let what = format!("vl {} keystream, groups of {n}", vl.is_some());
+                let what = format!(
+                    "vl {} quads {} keystream, groups of {n}",
+                    vl.is_some(),
+                    quads.is_some()
+                );
                 check_keystream_pass(&what, |lanes, macs| {
                     for (group, macs) in lanes.chunks_mut(n).zip(macs.chunks_mut(n)) {
                         let mut keys = GroupKeys::default();
                         keys.assign(group.iter().map(|l| l.key));
                         check_cfb_mac_lanes(group, macs);
                         // SAFETY: checked on the line above.
-                        unsafe { cfb_mac_group_vaes::<true>(t, vl, &keys, group, macs) };
+                        unsafe { cfb_mac_group_vaes::<true>(t, vl, quads, &keys, group, macs) };
                     }
                 });
             }

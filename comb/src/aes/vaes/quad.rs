@@ -1,29 +1,34 @@
 //! CLOC's and SILC's CFB+MAC step on zmm registers, four lanes per register: the
-//! shared-key counterpart of [`super::cfb_mac_lanes_vl`] for CPUs whose VAES runs a zmm
-//! register at the rate of a ymm one.
+//! counterpart of [`super::cfb_mac_lanes_vl`] for CPUs whose VAES runs a zmm register at the
+//! rate of a ymm one ([`crate::cpu::zmm_aes_full_rate`]).
 //!
 //! On AMD Zen 5 (family 26) a 512-bit VAESENC issues twice per cycle, as a 256-bit one
 //! does, with latency 4 (a loop of twelve independent VAESENC issued at 0.35 TSC ticks, 0.47
 //! core cycles, per instruction on xmm, ymm and zmm alike): four blocks per instruction
 //! where ymm has two. Sixteen lanes are 32 chains (each lane a CFB and a MAC chain), eight
 //! zmm registers, exactly the 2 × 4 in flight that fill the unit; on ymm they are sixteen
-//! registers, twice the instructions for the same blocks.
+//! registers, twice the instructions for the same blocks. On Intel a zmm VAESENC issues once
+//! per cycle (the same blocks per cycle as ymm) and on Zen 4 it runs as two halves; there
+//! the ymm kernel, measured on Intel, stays: this one was measured only on Zen 5.
 //!
-//! Only for groups whose lanes share one key: the round keys are broadcast, so no per-lane
-//! key rows (a row of four keys per register) are assembled; groups of several keys keep the
-//! ymm kernel.
+//! Lanes of one key take its round keys broadcast; lanes of several keys take the group's
+//! rows of two keys ([`PairKey`], the ymm kernels' own), two rows joined into one zmm row at
+//! each use (a load and an insert per register and round).
 //!
-//! Measured on that Zen 5 VM (`comb bench`, comb engine, batches of 64, one key, alternated
-//! runs against the build before, time over ECB's in the same run): CLOC encryption on the
-//! realistic mix 2.45-2.60 -> 2.14-2.23 (three pairs), 1456-byte messages 2.18-2.20 ->
-//! 1.61-1.62, but 64-byte messages 2.55-2.61 -> 2.70-2.76 (four steps: a lane's fixed costs,
-//! four slots to fill and empty per register, weigh more); decryption's keystream pass on the
-//! mix 2.91-2.99 -> 2.41-2.47 (two pairs), 1456 bytes 2.58-2.60 -> 1.93-1.94, 64 bytes
-//! 3.07-3.09 -> 2.99-3.04. The first version took the loaded blocks from a closure LLVM kept
-//! out of line, and the states through references it stored back every step: no faster than
-//! ymm on the mix. Not measured on an Intel CPU, where a zmm VAESENC issues once per cycle
-//! (the same blocks per cycle as ymm); there the kernel saves only the instructions around
-//! the rounds.
+//! Measured on that Zen 5 VM (`comb bench`, comb engine, batches of 64, alternated runs
+//! against the build before, time over ECB's in the same run):
+//! * One key: CLOC encryption on the realistic mix 2.45-2.60 -> 2.14-2.23 (three pairs),
+//!   1456-byte messages 2.18-2.20 -> 1.61-1.62, but 64-byte messages 2.55-2.61 -> 2.70-2.76
+//!   (four steps: a lane's fixed costs, four slots to fill and empty per register, weigh
+//!   more); decryption's keystream pass on the mix 2.91-2.99 -> 2.41-2.47 (two pairs), 1456
+//!   bytes 2.58-2.60 -> 1.93-1.94, 64 bytes 3.07-3.09 -> 2.99-3.04.
+//! * A key per job (a throw-away patch of the benchmark giving each of the 64 jobs its own
+//!   key; the realistic mix, three pairs): CLOC encryption 2.48-2.52 -> 2.37-2.49, decryption
+//!   2.68-2.86 -> 2.40-2.50; SILC encryption 2.52-2.54 -> 2.39-2.50, decryption 2.69-2.84 ->
+//!   2.47-2.60.
+//!
+//! The first version took the loaded blocks from a closure LLVM kept out of line, and the
+//! states through references it stored back every step: no faster than ymm on the mix.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
@@ -32,6 +37,7 @@ use core::arch::x86_64::*;
 
 use core::marker::PhantomData;
 
+use super::{PairKey, FOLD};
 use crate::aes::lanes::FIX1_BIT;
 use crate::aes::{AesKey, ChainLane};
 use crate::block::{Block, BLOCK};
@@ -173,6 +179,36 @@ fn broadcast(k: &[u8; 16]) -> __m512i {
     _mm512_broadcast_i32x4(unsafe { _mm_loadu_si128(k.as_ptr().cast()) })
 }
 
+/// The round keys of a call: one key for every lane (`SHARED`: its rows broadcast), or the
+/// group's per-lane rows, two lanes a row ([`PairKey`], as the ymm kernels take them): the
+/// lanes `4r..4r + 4` of register `r` take rows `2r` and `2r + 1`, one zmm row made of two
+/// ymm rows at each use.
+#[derive(Clone, Copy)]
+struct QuadKeys<'a> {
+    key: &'a AesKey,
+    rows: &'a [PairKey],
+}
+
+impl QuadKeys<'_> {
+    /// Row `i` (round key `i`, or [`FOLD`]) of register `r`'s four lanes. Without `SHARED`,
+    /// `rows` holds row `2r` (every live register's: its first lane's).
+    #[inline]
+    #[target_feature(enable = "avx2,avx512f")]
+    fn row<const SHARED: bool>(&self, r: usize, i: usize) -> __m512i {
+        if SHARED {
+            broadcast(if i == FOLD {
+                &self.key.fold
+            } else {
+                &self.key.enc.0[i]
+            })
+        } else {
+            let lo = self.rows[2 * r].row(i);
+            let hi = self.rows[(2 * r + 1).min(self.rows.len() - 1)].row(i);
+            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
+        }
+    }
+}
+
 /// Lane `s` (0..4) of `v`.
 #[inline]
 #[target_feature(enable = "avx512f")]
@@ -210,9 +246,9 @@ fn load_quad(b: [&Block; 4]) -> __m512i {
 #[inline]
 #[target_feature(enable = "avx2,vaes,aes,avx512f,avx512vl,avx512bw")]
 #[allow(clippy::too_many_arguments)]
-unsafe fn steps<const K: usize, const DEC: bool>(
+unsafe fn steps<const K: usize, const SHARED: bool, const DEC: bool>(
     quads: &[Quad<'_>; K],
-    key: &AesKey,
+    keys: QuadKeys<'_>,
     rounds: usize,
     a: &mut [__m512i; K],
     b: &mut [__m512i; K],
@@ -244,18 +280,18 @@ unsafe fn steps<const K: usize, const DEC: bool>(
             }
         }
         for rd in 1..rounds {
-            let k = broadcast(&key.enc.0[rd]);
             for r in 0..K {
+                let k = keys.row::<SHARED>(r, rd);
                 av[r] = _mm512_aesenc_epi128(av[r], k);
                 bv[r] = _mm512_aesenc_epi128(bv[r], k);
             }
         }
-        let (k0, klast, fold) = (
-            broadcast(&key.enc.0[0]),
-            broadcast(&key.enc.0[rounds]),
-            broadcast(&key.fold),
-        );
         for r in 0..K {
+            let (k0, klast, fold) = (
+                keys.row::<SHARED>(r, 0),
+                keys.row::<SHARED>(r, rounds),
+                keys.row::<SHARED>(r, FOLD),
+            );
             // The ciphertext straight out of the last round (the data folded into its key),
             // the MAC's `T ^ k_0` out of the fold key; with `DEC` the output is the
             // keystream and the chains take the loaded `C_i` (see the ymm kernel).
@@ -290,20 +326,23 @@ unsafe fn steps<const K: usize, const DEC: bool>(
 /// Every lane's CFB chain and MAC over its whole message, partial last block included (under
 /// byte masks), each lane run to its own end inside this one call: the contract and the
 /// results of [`super::cfb_mac_lanes_vl`] (each lane ends with `T_{m-1} ^ C_m` in its MAC
-/// state), for lanes that share one key, four per zmm register.
+/// state), four lanes per zmm register.
 ///
 /// # Safety
-/// `lanes.len() == macs.len()` is `1..=4 * CFB_MAC_QUADS`; every lane's key is `lanes[0]`'s
-/// (the same reference); lanes in order of non-increasing `io.len.div_ceil(16)`, each with
-/// `blocks == io.len / 16` and its `io.len` bytes inside its input and output.
-pub(crate) unsafe fn cfb_mac_quads<const DEC: bool>(
+/// `lanes.len() == macs.len()` is `1..=4 * CFB_MAC_QUADS`; every lane's key has `lanes[0]`'s
+/// round count; with `SHARED` every lane's key is `lanes[0]`'s (the same reference), else
+/// `rows` holds the rows of these lanes, two a row (`rows[j]` for lanes `2j`, `2j + 1`, as
+/// [`super::GroupKeys`] makes them); lanes in order of non-increasing `io.len.div_ceil(16)`,
+/// each with `blocks == io.len / 16` and its `io.len` bytes inside its input and output.
+pub(crate) unsafe fn cfb_mac_quads<const SHARED: bool, const DEC: bool>(
     _t: VaesZmmToken,
     lanes: &mut [ChainLane<'_>],
     macs: &mut [Block],
+    rows: &[PairKey],
 ) {
     // SAFETY: the token proves AVX2, VAES, AES-NI and AVX-512F, VL and BW; the rest is this
     // function's contract.
-    unsafe { quads_kernel::<DEC>(lanes, macs) }
+    unsafe { quads_kernel::<SHARED, DEC>(lanes, macs, rows) }
 }
 
 /// [`cfb_mac_quads`] under its target features.
@@ -311,18 +350,26 @@ pub(crate) unsafe fn cfb_mac_quads<const DEC: bool>(
 /// # Safety
 /// As [`cfb_mac_quads`], the token's features present.
 #[target_feature(enable = "avx2,vaes,aes,avx512f,avx512vl,avx512bw")]
-unsafe fn quads_kernel<const DEC: bool>(lanes: &mut [ChainLane<'_>], macs: &mut [Block]) {
+unsafe fn quads_kernel<const SHARED: bool, const DEC: bool>(
+    lanes: &mut [ChainLane<'_>],
+    macs: &mut [Block],
+    rows: &[PairKey],
+) {
     const MAX: usize = CFB_MAC_QUADS;
     let steps_of = |l: &ChainLane<'_>| l.io.len.div_ceil(BLOCK);
     let n = lanes.len();
     assert!((1..=4 * MAX).contains(&n) && macs.len() == n);
     debug_assert!(lanes.windows(2).all(|w| steps_of(&w[0]) >= steps_of(&w[1])));
-    debug_assert!(lanes.iter().all(|l| core::ptr::eq(l.key, lanes[0].key)));
+    debug_assert!(!SHARED || lanes.iter().all(|l| core::ptr::eq(l.key, lanes[0].key)));
     debug_assert!(lanes.iter().all(|l| l.blocks == l.io.len / BLOCK));
-    let key = lanes[0].key;
-    let rounds = key.rounds.min(14);
+    let rounds = lanes[0].key.rounds.min(14);
+    // Rows of every live register: `2r` for its first lane `4r`.
+    assert!(SHARED || rows.len() >= n.div_ceil(2));
+    let keys = QuadKeys {
+        key: lanes[0].key,
+        rows,
+    };
     let mut quads: [Quad<'_>; MAX] = Quad::of_lanes(lanes);
-    let k0 = broadcast(&key.enc.0[0]);
     // Register r's four lanes' values (slots past the lanes copy the register's first
     // lane), whitened; registers past the lanes are never run.
     let regs = n.div_ceil(4);
@@ -331,7 +378,7 @@ unsafe fn quads_kernel<const DEC: bool>(lanes: &mut [ChainLane<'_>], macs: &mut 
     let mut b = [_mm512_setzero_si512(); MAX];
     for r in 0..regs {
         let j: [usize; 4] = core::array::from_fn(|s| slot(r, s));
-        let chains = j.map(|j| &lanes[j].chain);
+        let (chains, k0) = (j.map(|j| &lanes[j].chain), keys.row::<SHARED>(r, 0));
         a[r] = _mm512_xor_si512(load_quad(chains), k0);
         b[r] = _mm512_xor_si512(load_quad(j.map(|j| &macs[j])), k0);
     }
@@ -346,6 +393,7 @@ unsafe fn quads_kernel<const DEC: bool>(lanes: &mut [ChainLane<'_>], macs: &mut 
         while live > 0 && steps_of(&lanes[live - 1]) <= i {
             live -= 1;
             let (r, s) = (live / 4, live % 4);
+            let k0 = keys.row::<SHARED>(r, 0);
             let chain = lane_of(_mm512_xor_si512(a[r], k0), s);
             let mac = lane_of(_mm512_xor_si512(b[r], k0), s);
             if s > 0 {
@@ -382,7 +430,9 @@ unsafe fn quads_kernel<const DEC: bool>(lanes: &mut [ChainLane<'_>], macs: &mut 
                         // lane, never stored) have whole blocks up to `end`, or with `masked`
                         // up to `end - 1` and the unmasked bytes of block `end - 1`; the
                         // features are this function's.
-                        unsafe { steps::<$k, DEC>(q, key, rounds, a, b, m, i, end, masked) }
+                        unsafe {
+                            steps::<$k, SHARED, DEC>(q, keys, rounds, a, b, m, i, end, masked)
+                        }
                     })*
                     _ => unreachable!("1 to CFB_MAC_QUADS registers"),
                 }
