@@ -253,3 +253,33 @@ impl VaesZmmToken {
         ok.then_some(VaesZmmToken(vaes))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The family read from CPUID is the one Linux reports (`vendor_id`, `cpu family` of
+    /// `/proc/cpuinfo`), and the zmm rate follows it: AMD from family 26 on, nothing else.
+    #[test]
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    fn amd_family_matches_proc_cpuinfo() {
+        let Ok(info) = std::fs::read_to_string("/proc/cpuinfo") else {
+            return;
+        };
+        let field = |name: &str| {
+            info.lines()
+                .find(|l| l.split(':').next().map(str::trim) == Some(name))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|v| v.trim().to_string())
+        };
+        let (Some(vendor), Some(family)) = (field("vendor_id"), field("cpu family")) else {
+            return;
+        };
+        let family: u32 = family.parse().expect("a decimal family");
+        let want = (vendor == "AuthenticAMD").then_some(family);
+        assert_eq!(amd_family(), want, "{vendor} family {family}");
+        assert_eq!(zmm_aes_full_rate(), want.is_some_and(|f| f >= 0x1a));
+        // Cached: the same answer again.
+        assert_eq!(zmm_aes_full_rate(), want.is_some_and(|f| f >= 0x1a));
+    }
+}
