@@ -18,10 +18,12 @@
 //! Measured on that Zen 5 VM (`comb bench`, comb engine, batches of 64, alternated runs
 //! against the build before, time over ECB's in the same run):
 //! * One key: CLOC encryption on the realistic mix 2.45-2.60 -> 2.14-2.23 (three pairs),
-//!   1456-byte messages 2.18-2.20 -> 1.61-1.62, but 64-byte messages 2.55-2.61 -> 2.70-2.76
-//!   (four steps: a lane's fixed costs, four slots to fill and empty per register, weigh
-//!   more); decryption's keystream pass on the mix 2.91-2.99 -> 2.41-2.47 (two pairs), 1456
-//!   bytes 2.58-2.60 -> 1.93-1.94, 64 bytes 3.07-3.09 -> 2.99-3.04.
+//!   1456-byte messages 2.18-2.20 -> 1.61-1.62, but 64-byte messages 2.55-2.61 -> 2.70-2.76;
+//!   decryption's keystream pass on the mix 2.91-2.99 -> 2.41-2.47 (two pairs), 1456 bytes
+//!   2.58-2.60 -> 1.93-1.94, 64 bytes 3.07-3.09 -> 2.99-3.04. The 64-byte loss is not this
+//!   kernel's: in one build, groups of messages of at most 96 bytes sent back to the ymm
+//!   kernel ran no faster (core cycles per message at 32, 64 and 96 bytes 130-132, 140-142
+//!   and 151-153 against 130, 136 and 143 here; the quiet two of three alternated runs).
 //! * A key per job (a throw-away patch of the benchmark giving each of the 64 jobs its own
 //!   key; the realistic mix, three pairs): CLOC encryption 2.48-2.52 -> 2.37-2.49, decryption
 //!   2.68-2.86 -> 2.40-2.50; SILC encryption 2.52-2.54 -> 2.39-2.50, decryption 2.69-2.84 ->
