@@ -62,6 +62,19 @@ struct Quad<'a> {
     _life: PhantomData<&'a mut [u8]>,
 }
 
+/// The lane whose memory slot `s` of register `r` reads at the start, of `n` lanes: lane
+/// `4r + s`, or for a slot past the lanes (a shadow) the register's first lane, the last lane
+/// for a register past them all (never run).
+#[inline(always)]
+fn slot_lane(n: usize, r: usize, s: usize) -> usize {
+    let j = 4 * r + s;
+    if j < n {
+        j
+    } else {
+        (4 * r).min(n - 1)
+    }
+}
+
 impl<'a> Quad<'a> {
     /// Registers `0..N` of `lanes` (at least one lane): lanes `4r..4r + 4`, slots past the
     /// lanes shadows of the register's first lane. (Registers past the lanes, which the
@@ -70,15 +83,7 @@ impl<'a> Quad<'a> {
     fn of_lanes<const N: usize>(lanes: &[ChainLane<'a>]) -> [Quad<'a>; N] {
         let n = lanes.len();
         core::array::from_fn(|r| {
-            let first = (4 * r).min(n - 1);
-            let slot = |s: usize| {
-                let j = 4 * r + s;
-                if j < n {
-                    j
-                } else {
-                    first
-                }
-            };
+            let slot = |s: usize| slot_lane(n, r, s);
             Quad {
                 src: core::array::from_fn(|s| lanes[slot(s)].io.src),
                 dst: core::array::from_fn(|s| lanes[slot(s)].io.dst),
@@ -377,11 +382,10 @@ unsafe fn quads_kernel<const SHARED: bool, const DEC: bool>(
     // Register r's four lanes' values (slots past the lanes copy the register's first
     // lane), whitened; registers past the lanes are never run.
     let regs = n.div_ceil(4);
-    let slot = |r: usize, s: usize| if 4 * r + s < n { 4 * r + s } else { 4 * r };
     let mut a = [_mm512_setzero_si512(); MAX];
     let mut b = [_mm512_setzero_si512(); MAX];
     for r in 0..regs {
-        let j: [usize; 4] = core::array::from_fn(|s| slot(r, s));
+        let j: [usize; 4] = core::array::from_fn(|s| slot_lane(n, r, s));
         let (chains, k0) = (j.map(|j| &lanes[j].chain), keys.row::<SHARED>(r, 0));
         a[r] = _mm512_xor_si512(load_quad(chains), k0);
         b[r] = _mm512_xor_si512(load_quad(j.map(|j| &macs[j])), k0);
