@@ -259,13 +259,14 @@ fn long_inputs_match_the_reference() {
     }
 }
 
-/// Batches of one key, 8 to 40 jobs of mixed lengths (every last-chunk kind: empty, odd,
-/// even, whole; long and short jobs side by side), some with AD, against the reference: the
-/// batch path where all of a chunk's jobs run side by side on zmm (Zen 5), and the others.
+/// Batches of 8 to 40 jobs of mixed lengths (every last-chunk kind: empty, odd, even,
+/// whole; long and short jobs side by side), some with AD, of one key or of three, against
+/// the reference: the batch path where a chunk's jobs run side by side on zmm (Zen 5), and
+/// the others.
 #[test]
-fn shared_key_batches_match_the_reference() {
-    let kb = bytes(91, 16);
-    let key = AesKey::new(&kb).unwrap();
+fn chunk_batches_match_the_reference() {
+    let kbs: Vec<Vec<u8>> = (0..3).map(|i| bytes(91 + i, 16)).collect();
+    let keys: Vec<AesKey> = kbs.iter().map(|k| AesKey::new(k).unwrap()).collect();
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = |n: u64| {
         rng ^= rng << 13;
@@ -293,6 +294,8 @@ fn shared_key_batches_match_the_reference() {
     }
     for e in engines(None) {
         for (bi, batch) in batches.iter().enumerate() {
+            // Every other batch of three keys, one key per job in turn.
+            let nkeys = if bi % 2 == 0 { 1 } else { 3 };
             for op in [Op::Encrypt, Op::Decrypt] {
                 let data: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> = batch
                     .iter()
@@ -304,7 +307,8 @@ fn shared_key_batches_match_the_reference() {
                     .collect();
                 let want: Vec<(Vec<u8>, [u8; 16])> = data
                     .iter()
-                    .map(|(ad, m, n)| reference(&kb, n, ad, m, op == Op::Decrypt))
+                    .enumerate()
+                    .map(|(i, (ad, m, n))| reference(&kbs[i % nkeys], n, ad, m, op == Op::Decrypt))
                     .collect();
                 let tags: Vec<Vec<u8>> = want.iter().map(|w| w.1.to_vec()).collect();
                 let descs: Vec<JobDesc<'_>> = data
@@ -315,7 +319,7 @@ fn shared_key_batches_match_the_reference() {
                             Op::Encrypt => TagDesc::Out(16),
                             Op::Decrypt => TagDesc::In(&tags[i]),
                         };
-                        JobDesc::new(&key, m, Hold::alternating(i, op), m.len() + 5)
+                        JobDesc::new(&keys[i % nkeys], m, Hold::alternating(i, op), m.len() + 5)
                             .iv(n)
                             .ad(ad)
                             .tag(tag)
@@ -325,7 +329,7 @@ fn shared_key_batches_match_the_reference() {
                     let o = run_jobs(&e, OTR, op, path, &descs);
                     for (i, w) in want.iter().enumerate() {
                         let what = format!(
-                            "{:?} {op:?} {path:?} batch {bi} job {i} ad {} msg {}",
+                            "{:?} {op:?} {path:?} batch {bi} keys {nkeys} job {i} ad {} msg {}",
                             e.backend(),
                             data[i].0.len(),
                             data[i].1.len()

@@ -15,16 +15,17 @@
 //! job has AD) in one more. So a job costs no call, no pool lane and no copy of its own: the
 //! per-job work is its setup and its tag.
 //!
-//! Used where zmm VAESENC issues at twice a ymm one's block rate
-//! ([`crate::cpu::zmm_aes_full_rate`]) and the chunk's jobs share one key; elsewhere
-//! [`super::run_chunk`] runs.
+//! Jobs of several keys take each register's round keys from rows in memory, four lanes'
+//! keys side by side ([`Keys`]); one key is broadcast. Used where zmm VAESENC issues at twice
+//! a ymm one's block rate ([`crate::cpu::zmm_aes_full_rate`]), for chunks of 8 to 32 jobs;
+//! elsewhere [`super::run_chunk`] runs.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::{ad_inputs, last_chunk, rk4, tag_len, State, States, PAIR};
+use super::{ad_inputs, last_chunk, rk, rk4, tag_len, State, States, PAIR};
 use crate::aes::vaes::lane_of;
 use crate::aes::{AesKey, Kernels};
 use crate::block::{cut_windows, wipe, Block, BLOCK};
@@ -35,7 +36,7 @@ use crate::JobResult;
 
 /// Calls `$f::<R, $dec>$args` with `R` = `$regs` (1 to 8) as a constant.
 macro_rules! by_regs {
-    ($regs:expr, $f:ident, $dec:ident, $args:tt) => {
+    ($regs:expr, $f:ident, $dec:tt, $args:tt) => {
         match $regs {
             1 => by_regs!(@call $f, 1, $dec, $args),
             2 => by_regs!(@call $f, 2, $dec, $args),
@@ -47,6 +48,9 @@ macro_rules! by_regs {
             8 => by_regs!(@call $f, 8, $dec, $args),
             _ => unreachable!("1 to 8 registers"),
         }
+    };
+    (@call $f:ident, $r:literal, ($($c:expr),*), ($($a:expr),*)) => {
+        $f::<$r, $($c),*>($($a),*)
     };
     (@call $f:ident, $r:literal, $dec:ident, ($($a:expr),*)) => {
         $f::<$r, $dec>($($a),*)
@@ -116,6 +120,68 @@ impl Drop for Secrets {
     }
 }
 
+/// The round keys of a chunk's lanes: the jobs' one key, or (jobs of several keys) for each
+/// register the four lanes' round keys side by side, `rows[r][t]` = round key `t` of lanes
+/// `4r .. 4r + 4`; the rows wiped on drop.
+struct Keys<'k> {
+    shared: Option<&'k AesKey>,
+    /// Only for several keys, on the heap: one-key chunks neither zero nor wipe 5.6 KiB.
+    rows: Option<Box<[[__m512i; 11]; REGS]>>,
+}
+
+impl<'k> Keys<'k> {
+    /// The keys of lanes `0..lanes.len()` (`lanes[j]`: the job of lane `j`); lanes past them
+    /// take the first lane's.
+    fn of(z: VaesZmmToken, jobs: &[Prepared<'k>], lanes: &[usize]) -> Keys<'k> {
+        let first = jobs[lanes[0]].lane.key;
+        if jobs.iter().all(|j| core::ptr::eq(j.lane.key, first)) {
+            return Keys {
+                shared: Some(first),
+                rows: None,
+            };
+        }
+        // SAFETY: zeroed vectors are valid.
+        let mut rows: Box<[[__m512i; 11]; REGS]> = Box::new(unsafe { core::mem::zeroed() });
+        let key = |j: usize| lanes.get(j).map_or(first, |&job| jobs[job].lane.key);
+        // SAFETY: the token proves AVX-512F.
+        unsafe { fill_rows(z, &mut rows, lanes.len().div_ceil(4), key) };
+        Keys {
+            shared: None,
+            rows: Some(rows),
+        }
+    }
+}
+
+impl Drop for Keys<'_> {
+    fn drop(&mut self) {
+        if let Some(rows) = &mut self.rows {
+            for v in rows.as_flattened_mut() {
+                // SAFETY: a plain store to a register-sized local.
+                unsafe { core::ptr::write_volatile(v, core::mem::zeroed()) };
+            }
+        }
+    }
+}
+
+/// `rows[r][t]` = round key `t` of the keys of lanes `4r .. 4r + 4`, for `r < regs`.
+///
+/// # Safety
+/// AVX-512F (the token).
+#[target_feature(enable = "avx2,avx512f")]
+unsafe fn fill_rows<'k>(
+    _z: VaesZmmToken,
+    rows: &mut [[__m512i; 11]; REGS],
+    regs: usize,
+    key: impl Fn(usize) -> &'k AesKey,
+) {
+    for (r, row) in rows.iter_mut().enumerate().take(regs) {
+        let k: [&AesKey; 4] = core::array::from_fn(|q| key(4 * r + q));
+        for (t, rt) in row.iter_mut().enumerate() {
+            *rt = join(core::array::from_fn(|q| rk(k[q], t)));
+        }
+    }
+}
+
 /// Runs the chunk here if this path applies (see the module doc); `false`: nothing done.
 pub(super) fn try_run<const DEC: bool>(
     k: Kernels,
@@ -134,18 +200,17 @@ pub(super) fn try_run<const DEC: bool>(
     if Vclmul512Token::get().is_none() {
         return false;
     }
-    let key = jobs[0].lane.key;
-    if key.rounds != 10 || jobs.iter().any(|j| !core::ptr::eq(j.lane.key, key)) {
+    // OTR's keys are AES-128 (validated); kept as a condition, the asm rounds are ten.
+    if jobs.iter().any(|j| j.lane.key.rounds != 10) {
         return false;
     }
-    run::<DEC>(z, k, key, jobs, results);
+    run::<DEC>(z, k, jobs, results);
     true
 }
 
 fn run<const DEC: bool>(
     z: VaesZmmToken,
     k: Kernels,
-    key: &AesKey,
     jobs: &mut [Prepared<'_>],
     results: &mut [JobResult],
 ) {
@@ -207,31 +272,16 @@ fn run<const DEC: bool>(
             sec.ta[lane] = st.0[ln.job[lane]].ta.to_be_bytes();
         }
     }
-    let regs = n.div_ceil(4);
-    // SAFETY (all three): the token proves AVX-512F/VL/BW, VAES and AES-NI (and `Kernels`
-    // SSSE3); every lane's pairs and last chunk lie inside its input and output (asserted
-    // above: `PAIR · ell + last = len <= out_cap`).
+    let keys = Keys::of(z, jobs, &ln.job[..n]);
+    // SAFETY: the token proves AVX-512F/VL/BW, VAES and AES-NI (and `Kernels` SSSE3); every
+    // lane's pairs and last chunk lie inside its input and output (asserted above: `PAIR ·
+    // ell + last = len <= out_cap`); `SHARED` as `keys` is.
     unsafe {
-        masks(z, key, &formats, regs, &mut sec.m);
-        // The long jobs' pairs, one job at a time on the per-job zmm body: it runs a message's
-        // pairs at 16 a step, where the windows pay per step for every lane's pointers.
-        let m = sec.m.as_mut_ptr().cast::<u128>();
-        let sums = sec.s.as_mut_ptr().cast::<Block>();
-        for lane in 0..n {
-            if ln.comb[lane] < ln.ell[lane] {
-                let io = &jobs[ln.job[lane]].lane.io;
-                // `m` and `sums` hold 32 lanes of 16 bytes each, lane `j` at byte `16 j`.
-                super::body_zmm::<DEC>(
-                    key,
-                    io,
-                    ln.ell[lane],
-                    &mut *m.add(lane),
-                    &mut *sums.add(lane),
-                );
-            }
+        if keys.shared.is_some() {
+            passes::<DEC, true>(z, jobs, &ln, &keys, &formats, any_ad, &mut sec);
+        } else {
+            passes::<DEC, false>(z, jobs, &ln, &keys, &formats, any_ad, &mut sec);
         }
-        pairs::<DEC>(z, key, &ln, &mut sec);
-        by_regs!(regs, last_and_tags, DEC, (z, key, &ln, any_ad, &mut sec));
     }
     formats.iter_mut().for_each(|f| *f = 0);
     for lane in 0..n {
@@ -280,26 +330,99 @@ macro_rules! aes128_zmm {
     };
 }
 
-/// AES-128 encryption of the `R` registers of `x` under `key` ([`aes128_zmm`]).
+/// [`aes128_zmm`] with each register's own round keys: register `$x` (bound to `$v[$i]`)
+/// under the rows at `$p` (64 bytes a round).
+macro_rules! aes128_zmm_rows {
+    ($v:ident; $($x:ident $i:literal $p:ident $rows:expr)+) => {
+        core::arch::asm!(
+            rows_lines!("vpxorq", 0; $($x $p)+),
+            rows_lines!("vaesenc", 64; $($x $p)+),
+            rows_lines!("vaesenc", 128; $($x $p)+),
+            rows_lines!("vaesenc", 192; $($x $p)+),
+            rows_lines!("vaesenc", 256; $($x $p)+),
+            rows_lines!("vaesenc", 320; $($x $p)+),
+            rows_lines!("vaesenc", 384; $($x $p)+),
+            rows_lines!("vaesenc", 448; $($x $p)+),
+            rows_lines!("vaesenc", 512; $($x $p)+),
+            rows_lines!("vaesenc", 576; $($x $p)+),
+            rows_lines!("vaesenclast", 640; $($x $p)+),
+            $($x = inout(zmm_reg) $v[$i],)+
+            $($p = in(reg) $rows,)+
+            options(pure, readonly, nostack, preserves_flags),
+        )
+    };
+}
+
+/// The lines of one round of [`aes128_zmm_rows`]: register `$x` with the row at `$p + $off`.
+macro_rules! rows_lines {
+    ($op:literal, $off:literal; $($x:ident $p:ident)+) => {
+        concat!($($op, " {", stringify!($x), "}, {", stringify!($x), "}, zmmword ptr [{",
+            stringify!($p), "} + ", $off, "]\n",)+)
+    };
+}
+
+/// AES-128 encryption of the `R` registers of `x`, register `r` holding lanes `4r .. 4r + 4`
+/// ([`aes128_zmm`], or [`aes128_zmm_rows`] for lanes of several keys).
 ///
 /// # Safety
-/// AVX-512F, VAES; `key` has 10 rounds.
+/// AVX-512F, VAES; the keys have 10 rounds; `SHARED` iff one key, else rows `0..R` filled.
 #[inline]
 #[target_feature(enable = "avx512f,vaes")]
-unsafe fn enc128<const R: usize>(x: &mut [__m512i; R], key: &AesKey) {
-    debug_assert!(key.rounds == 10);
-    let k = key.enc.0.as_ptr().cast::<u8>();
-    // SAFETY: the round keys are 11 readable rows of 16 bytes; the registers are `x`'s own.
+unsafe fn enc128<const R: usize, const SHARED: bool>(x: &mut [__m512i; R], keys: &Keys<'_>) {
+    if SHARED {
+        // Outside the windows' steps LLVM's own schedule of the rounds serves.
+        let key = keys.shared.expect("SHARED: one key");
+        enc_z!(x, key, 10);
+    } else {
+        // SAFETY: forwarded.
+        unsafe { enc128_in::<R, false>(x, keys) };
+    }
+}
+
+/// [`enc128`] with `SHARED` = `keys.shared.is_some()` known: the windows' steps take no branch
+/// (with it, the realistic mix ran about 4% slower).
+///
+/// # Safety
+/// As [`enc128`], and `SHARED` as above.
+#[inline]
+#[target_feature(enable = "avx512f,vaes")]
+unsafe fn enc128_in<const R: usize, const SHARED: bool>(x: &mut [__m512i; R], keys: &Keys<'_>) {
+    // SAFETY (all arms): the round keys are 11 readable rows (16 bytes shared, 64 bytes a
+    // register's); the registers are `x`'s own.
+    if SHARED {
+        let key = keys.shared.expect("SHARED: one key");
+        debug_assert!(key.rounds == 10);
+        let k = key.enc.0.as_ptr().cast::<u8>();
+        unsafe {
+            match R {
+                1 => aes128_zmm!(x, k; x0 0),
+                2 => aes128_zmm!(x, k; x0 0 x1 1),
+                3 => aes128_zmm!(x, k; x0 0 x1 1 x2 2),
+                4 => aes128_zmm!(x, k; x0 0 x1 1 x2 2 x3 3),
+                5 => aes128_zmm!(x, k; x0 0 x1 1 x2 2 x3 3 x4 4),
+                6 => aes128_zmm!(x, k; x0 0 x1 1 x2 2 x3 3 x4 4 x5 5),
+                7 => aes128_zmm!(x, k; x0 0 x1 1 x2 2 x3 3 x4 4 x5 5 x6 6),
+                _ => aes128_zmm!(x, k; x0 0 x1 1 x2 2 x3 3 x4 4 x5 5 x6 6 x7 7),
+            }
+        }
+        return;
+    }
+    let rows = keys.rows.as_deref().expect("!SHARED: rows");
+    let p = |r: usize| rows[r].as_ptr();
     unsafe {
         match R {
-            1 => aes128_zmm!(x, k; x0 0),
-            2 => aes128_zmm!(x, k; x0 0 x1 1),
-            3 => aes128_zmm!(x, k; x0 0 x1 1 x2 2),
-            4 => aes128_zmm!(x, k; x0 0 x1 1 x2 2 x3 3),
-            5 => aes128_zmm!(x, k; x0 0 x1 1 x2 2 x3 3 x4 4),
-            6 => aes128_zmm!(x, k; x0 0 x1 1 x2 2 x3 3 x4 4 x5 5),
-            7 => aes128_zmm!(x, k; x0 0 x1 1 x2 2 x3 3 x4 4 x5 5 x6 6),
-            _ => aes128_zmm!(x, k; x0 0 x1 1 x2 2 x3 3 x4 4 x5 5 x6 6 x7 7),
+            1 => aes128_zmm_rows!(x; x0 0 p0 p(0)),
+            2 => aes128_zmm_rows!(x; x0 0 p0 p(0) x1 1 p1 p(1)),
+            3 => aes128_zmm_rows!(x; x0 0 p0 p(0) x1 1 p1 p(1) x2 2 p2 p(2)),
+            4 => aes128_zmm_rows!(x; x0 0 p0 p(0) x1 1 p1 p(1) x2 2 p2 p(2) x3 3 p3 p(3)),
+            5 => aes128_zmm_rows!(x; x0 0 p0 p(0) x1 1 p1 p(1) x2 2 p2 p(2) x3 3 p3 p(3)
+                x4 4 p4 p(4)),
+            6 => aes128_zmm_rows!(x; x0 0 p0 p(0) x1 1 p1 p(1) x2 2 p2 p(2) x3 3 p3 p(3)
+                x4 4 p4 p(4) x5 5 p5 p(5)),
+            7 => aes128_zmm_rows!(x; x0 0 p0 p(0) x1 1 p1 p(1) x2 2 p2 p(2) x3 3 p3 p(3)
+                x4 4 p4 p(4) x5 5 p5 p(5) x6 6 p6 p(6)),
+            _ => aes128_zmm_rows!(x; x0 0 p0 p(0) x1 1 p1 p(1) x2 2 p2 p(2) x3 3 p3 p(3)
+                x4 4 p4 p(4) x5 5 p5 p(5) x6 6 p6 p(6) x7 7 p7 p(7)),
         }
     }
 }
@@ -348,14 +471,72 @@ fn first(n: usize) -> __mmask16 {
     ((1u32 << n.min(BLOCK)) - 1) as __mmask16
 }
 
+/// All passes over the lanes: `L`, the long jobs' pairs, the windows, the last chunks and
+/// the tags. One key (`SHARED`) or several: each an instantiation of its own, so that the
+/// one-key chunks carry no code of the other case.
+///
+/// # Safety
+/// As [`window`]; `SHARED` iff `keys.shared` is some.
+#[allow(clippy::too_many_arguments)]
+#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,vaes,aes,ssse3,vpclmulqdq")]
+unsafe fn passes<const DEC: bool, const SHARED: bool>(
+    z: VaesZmmToken,
+    jobs: &[Prepared<'_>],
+    ln: &Lanes,
+    keys: &Keys<'_>,
+    formats: &[u128; LANES],
+    any_ad: bool,
+    sec: &mut Secrets,
+) {
+    let regs = ln.n.div_ceil(4);
+    // SAFETY (all): forwarded.
+    unsafe {
+        masks::<SHARED>(z, keys, formats, regs, &mut sec.m);
+        // The long jobs' pairs, one job at a time on the per-job zmm body: it runs a message's
+        // pairs at 16 a step, where the windows pay per step for every lane's pointers.
+        let m = sec.m.as_mut_ptr().cast::<u128>();
+        let sums = sec.s.as_mut_ptr().cast::<Block>();
+        for lane in 0..ln.n {
+            if ln.comb[lane] < ln.ell[lane] {
+                let job = &jobs[ln.job[lane]];
+                // `m` and `sums` hold 32 lanes of 16 bytes each, lane `j` at byte `16 j`.
+                super::body_zmm::<DEC>(
+                    job.lane.key,
+                    &job.lane.io,
+                    ln.ell[lane],
+                    &mut *m.add(lane),
+                    &mut *sums.add(lane),
+                );
+            }
+        }
+        let mut i = 0;
+        loop {
+            let running = ln.comb[..ln.n].iter().take_while(|&&e| e > i).count();
+            if running == 0 {
+                break;
+            }
+            let r = running.div_ceil(4);
+            let end = ln.comb[4 * (r - 1)];
+            by_regs!(r, window, (DEC, SHARED), (z, keys, ln, sec, i, end));
+            i = end;
+        }
+        by_regs!(
+            regs,
+            last_and_tags,
+            (DEC, SHARED),
+            (z, keys, ln, any_ad, sec)
+        );
+    }
+}
+
 /// `L = E(Format(τ, N))` of every lane, as integers into `m`.
 ///
 /// # Safety
 /// AVX-512F/BW, VAES, AES-NI (the token).
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,vaes,aes")]
-unsafe fn masks(
+unsafe fn masks<const SHARED: bool>(
     _z: VaesZmmToken,
-    key: &AesKey,
+    key: &Keys<'_>,
     formats: &[u128; LANES],
     regs: usize,
     m: &mut [__m512i; REGS],
@@ -365,29 +546,10 @@ unsafe fn masks(
         // SAFETY: four integers, 64 bytes inside `formats`.
         *xr = bswap4(unsafe { _mm512_loadu_si512(formats[4 * r..].as_ptr().cast()) });
     }
-    enc_z!(&mut x, key, 10);
+    // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+    unsafe { enc128::<REGS, SHARED>(&mut x, key) };
     for r in 0..regs {
         m[r] = bswap4(x[r]);
-    }
-}
-
-/// Every whole pair of every lane, window by window.
-///
-/// # Safety
-/// As [`masks`]; each lane's `ell` pairs inside its input and output.
-#[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,vaes,aes")]
-unsafe fn pairs<const DEC: bool>(z: VaesZmmToken, key: &AesKey, ln: &Lanes, sec: &mut Secrets) {
-    let mut i = 0;
-    loop {
-        let running = ln.comb[..ln.n].iter().take_while(|&&e| e > i).count();
-        if running == 0 {
-            break;
-        }
-        let regs = running.div_ceil(4);
-        let end = ln.comb[4 * (regs - 1)];
-        // SAFETY: forwarded.
-        unsafe { by_regs!(regs, window, DEC, (z, key, ln, sec, i, end)) };
-        i = end;
     }
 }
 
@@ -395,11 +557,11 @@ unsafe fn pairs<const DEC: bool>(z: VaesZmmToken, key: &AesKey, ln: &Lanes, sec:
 /// the lanes of register `R - 1` those before their own `ell`.
 ///
 /// # Safety
-/// As [`pairs`].
+/// As [`passes`].
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,vaes,aes")]
-unsafe fn window<const R: usize, const DEC: bool>(
+unsafe fn window<const R: usize, const DEC: bool, const SHARED: bool>(
     _z: VaesZmmToken,
-    key: &AesKey,
+    key: &Keys<'_>,
     ln: &Lanes,
     sec: &mut Secrets,
     from: usize,
@@ -443,12 +605,12 @@ unsafe fn window<const R: usize, const DEC: bool>(
         let mut x: [__m512i; R] =
             core::array::from_fn(|r| _mm512_xor_si512(a[r], if DEC { lsb[r] } else { lb[r] }));
         // SAFETY: the caller's features; OTR keys are AES-128 (checked in `try_run`).
-        unsafe { enc128(&mut x, key) };
+        unsafe { enc128_in::<R, SHARED>(&mut x, key) };
         let y1: [__m512i; R] = core::array::from_fn(|r| _mm512_xor_si512(x[r], bb[r]));
         let mut x: [__m512i; R] =
             core::array::from_fn(|r| _mm512_xor_si512(y1[r], if DEC { lb[r] } else { lsb[r] }));
         // SAFETY: as above.
-        unsafe { enc128(&mut x, key) };
+        unsafe { enc128_in::<R, SHARED>(&mut x, key) };
         for r in 0..R {
             let y2 = _mm512_xor_si512(x[r], a[r]);
             // The checksum block: `B`, the plaintext's second block.
@@ -538,11 +700,11 @@ unsafe fn last_inputs(ln: &Lanes, j: usize) -> LastInputs {
 /// `f = 7` for a whole last block (`last` 16 or 32), else 5.
 ///
 /// # Safety
-/// As [`pairs`]; each lane's last chunk inside its input and output.
+/// As [`passes`]; each lane's last chunk inside its input and output.
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,vaes,aes")]
-unsafe fn last_and_tags<const R: usize, const DEC: bool>(
+unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
     _z: VaesZmmToken,
-    key: &AesKey,
+    key: &Keys<'_>,
     ln: &Lanes,
     any_ad: bool,
     sec: &mut Secrets,
@@ -557,15 +719,19 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool>(
     let mut whole = [0 as __mmask8; R];
     for r in 0..R {
         // SAFETY: each lane's last chunk lies inside its input (caller).
-        let lanes: [LastInputs; 4] =
-            core::array::from_fn(|q| unsafe { last_inputs(ln, 4 * r + q) });
-        let reg = |k: usize| join(core::array::from_fn(|q| lanes[q].x[k]));
-        u[r] = reg(0);
-        w[r] = reg(1);
-        keep_a[r] = reg(2);
-        pad_a[r] = reg(3);
-        keep_b[r] = reg(4);
-        pad_b[r] = reg(5);
+        // Plain calls, no closures: LLVM kept a closure here out of line, its arrays passed
+        // through memory (`perf`: 4% of the samples at 64-byte messages in that closure).
+        let l0 = unsafe { last_inputs(ln, 4 * r) };
+        let l1 = unsafe { last_inputs(ln, 4 * r + 1) };
+        let l2 = unsafe { last_inputs(ln, 4 * r + 2) };
+        let l3 = unsafe { last_inputs(ln, 4 * r + 3) };
+        let lanes = [&l0, &l1, &l2, &l3];
+        u[r] = join([l0.x[0], l1.x[0], l2.x[0], l3.x[0]]);
+        w[r] = join([l0.x[1], l1.x[1], l2.x[1], l3.x[1]]);
+        keep_a[r] = join([l0.x[2], l1.x[2], l2.x[2], l3.x[2]]);
+        pad_a[r] = join([l0.x[3], l1.x[3], l2.x[3], l3.x[3]]);
+        keep_b[r] = join([l0.x[4], l1.x[4], l2.x[4], l3.x[4]]);
+        pad_b[r] = join([l0.x[5], l1.x[5], l2.x[5], l3.x[5]]);
         for (q, l) in lanes.iter().enumerate() {
             if l.even {
                 even[r] |= 3 << (2 * q);
@@ -586,10 +752,12 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool>(
         let ozp_w: [__m512i; R] = core::array::from_fn(|r| _mm512_or_si512(w[r], pad_b[r]));
         let mut x: [__m512i; R] =
             core::array::from_fn(|r| _mm512_mask_xor_epi64(lb[r], even[r], ozp_w[r], lsb[r]));
-        enc_z!(&mut x, key, 10);
+        // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+        unsafe { enc128::<R, SHARED>(&mut x, key) };
         let a: [__m512i; R] = core::array::from_fn(|r| _mm512_xor_si512(x[r], u[r]));
         let mut x: [__m512i; R] = core::array::from_fn(|r| _mm512_xor_si512(a[r], lb[r]));
-        enc_z!(&mut x, key, 10);
+        // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+        unsafe { enc128::<R, SHARED>(&mut x, key) };
         for r in 0..R {
             out_a[r] = a[r];
             out_b[r] = _mm512_xor_si512(x[r], w[r]);
@@ -599,14 +767,16 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool>(
     } else {
         let mut x: [__m512i; R] =
             core::array::from_fn(|r| _mm512_mask_xor_epi64(lb[r], even[r], lb[r], u[r]));
-        enc_z!(&mut x, key, 10);
+        // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+        unsafe { enc128::<R, SHARED>(&mut x, key) };
         let zs = x;
         let y: [__m512i; R] = core::array::from_fn(|r| {
             let c = _mm512_and_si512(_mm512_xor_si512(zs[r], w[r]), keep_b[r]);
             _mm512_or_si512(c, pad_b[r])
         });
         let mut x: [__m512i; R] = core::array::from_fn(|r| _mm512_xor_si512(y[r], lsb[r]));
-        enc_z!(&mut x, key, 10);
+        // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+        unsafe { enc128::<R, SHARED>(&mut x, key) };
         for r in 0..R {
             let ca = _mm512_xor_si512(x[r], u[r]);
             out_a[r] = _mm512_mask_mov_epi64(_mm512_xor_si512(zs[r], u[r]), even[r], ca);
@@ -646,13 +816,15 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool>(
         let sum = _mm512_xor_si512(sec.s[r], cs[r]);
         _mm512_xor_si512(sum, bswap4(f))
     });
-    enc_z!(&mut x, key, 10);
+    // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+    unsafe { enc128::<R, SHARED>(&mut x, key) };
     if any_ad {
         // SAFETY (loads): four blocks, 64 bytes inside `sec.ta`.
         let mut t: [__m512i; R] = core::array::from_fn(|r| unsafe {
             _mm512_loadu_si512(sec.ta[4 * r..].as_ptr().cast())
         });
-        enc_z!(&mut t, key, 10);
+        // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+        unsafe { enc128::<R, SHARED>(&mut t, key) };
         for r in 0..R {
             let mut has = 0 as __mmask8;
             for q in 0..4 {
