@@ -1,14 +1,16 @@
 //! OTR over a whole chunk of jobs on zmm, the jobs side by side: lane `j` of the chunk (four
 //! lanes a register, up to eight registers) is one job from its `L` to its tag.
 //!
-//! The chunk's jobs are sorted by their count of whole pairs, longest first. Pair index `i`
-//! of every job still running is one step: register `r` holds pair `i` of lanes `4r ..
-//! 4r + 4`, the two rounds of the Feistel in flight for all registers together. Since the
-//! lanes are sorted, the jobs still running are a prefix of them: the registers taken are
-//! those up to the one holding the last running job, and only that register can hold lanes
-//! that have ended (their loads read zeros, their stores are left out, their mask and checksum
-//! lanes keep their values). A run of steps with one count of registers is a window (as in
-//! the comb scheduler, [`crate::sched`]); each window runs with its count as a constant.
+//! A job of [`WIDE`] whole pairs or more runs them first on [`super::body_zmm`], alone. The
+//! others' pairs run side by side: the lanes sorted by their count of whole pairs, most first
+//! (the long jobs counting none). Pair index `i` of every job still running is one step:
+//! register `r` holds pair `i` of lanes `4r .. 4r + 4`, the two rounds of the Feistel in
+//! flight for all registers together. Since the lanes are sorted, the jobs still running are
+//! a prefix of them: the registers taken are those up to the one holding the last running
+//! job, and only that register can hold lanes that have ended (their loads read zeros, their
+//! stores are left out, their mask and checksum lanes keep their values). A run of steps with
+//! one count of registers is a window (as in the comb scheduler, [`crate::sched`]); each
+//! window runs with its count as a constant.
 //!
 //! Before the pairs, `L = E(Format(τ, N))` of all lanes in one pass; after them, every lane's
 //! last chunk (odd, even or empty) in one pass under byte masks, then `TE` (and `TA` where a
@@ -61,8 +63,8 @@ macro_rules! by_regs {
 const LANES: usize = 32;
 /// Registers of a chunk.
 const REGS: usize = LANES / 4;
-/// Chunks of fewer jobs run on [`super::run_chunk`]: a register or two per layer leaves the
-/// AES units waiting on latency.
+/// Chunks of fewer jobs run on [`super::run_chunk`]: one or two registers a layer would leave
+/// the AES units waiting on latency (reasoned, not measured).
 const MIN_JOBS: usize = 8;
 
 /// Jobs of at least this many whole pairs run them on [`super::body_zmm`].
@@ -208,6 +210,7 @@ pub(super) fn try_run<const DEC: bool>(
     true
 }
 
+/// The chunk's lanes, their passes ([`passes`]) and the jobs' results.
 fn run<const DEC: bool>(
     z: VaesZmmToken,
     k: Kernels,
@@ -215,7 +218,8 @@ fn run<const DEC: bool>(
     results: &mut [JobResult],
 ) {
     let n = jobs.len();
-    // Lanes sorted by whole pairs, longest first (insertion sort: at most 32 jobs).
+    // Lanes sorted by the pairs the windows run (`comb_pairs`), most first; jobs of `WIDE`
+    // pairs or more count none and come last (insertion sort: at most 32 jobs).
     let mut order = [0usize; LANES];
     let mut ells = [0usize; LANES];
     for (j, job) in jobs.iter().enumerate() {
@@ -283,7 +287,6 @@ fn run<const DEC: bool>(
             passes::<DEC, false>(z, jobs, &ln, &keys, &formats, any_ad, &mut sec);
         }
     }
-    formats.iter_mut().for_each(|f| *f = 0);
     for lane in 0..n {
         let j = ln.job[lane];
         let len = jobs[j].lane.io.len;
@@ -379,8 +382,8 @@ unsafe fn enc128<const R: usize, const SHARED: bool>(x: &mut [__m512i; R], keys:
     }
 }
 
-/// [`enc128`] with `SHARED` = `keys.shared.is_some()` known: the windows' steps take no branch
-/// (with it, the realistic mix ran about 4% slower).
+/// [`enc128`] with `SHARED` = `keys.shared.is_some()` known, so that the windows' steps take
+/// no branch on it; the rounds in `asm!` in both cases ([`aes128_zmm`]).
 ///
 /// # Safety
 /// As [`enc128`], and `SHARED` as above.
@@ -546,7 +549,8 @@ unsafe fn masks<const SHARED: bool>(
         // SAFETY: four integers, 64 bytes inside `formats`.
         *xr = bswap4(unsafe { _mm512_loadu_si512(formats[4 * r..].as_ptr().cast()) });
     }
-    // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+    // SAFETY: the caller's features; 10-round keys (`try_run`); rows, if any, for all eight
+    // registers (zero past `regs`: those registers' outputs are not used).
     unsafe { enc128::<REGS, SHARED>(&mut x, key) };
     for r in 0..regs {
         m[r] = bswap4(x[r]);
