@@ -1526,6 +1526,28 @@ unsafe fn body_zmm<const DEC: bool>(
     st(sum, _mm_xor_si128(ld(sum), folded));
 }
 
+/// Four pairs `u = A0 B0 A1 B1`, `v = A2 B2 A3 B3` (blocks, low first) as `(A0 A1 A2 A3,
+/// B0 B1 B2 B3)`: each pair's halves in the same lane of two registers.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn split_pairs(u: __m512i, v: __m512i) -> (__m512i, __m512i) {
+    (
+        _mm512_shuffle_i64x2::<0b10_00_10_00>(u, v),
+        _mm512_shuffle_i64x2::<0b11_01_11_01>(u, v),
+    )
+}
+
+/// [`split_pairs`] backwards: lane `j` of `y1` and of `y2` as pair `j`, pairs 0 and 1 in the
+/// first register, 2 and 3 in the second.
+#[inline]
+#[target_feature(enable = "avx512f")]
+fn join_pairs(y1: __m512i, y2: __m512i) -> (__m512i, __m512i) {
+    (
+        _mm512_permutex2var_epi64(y1, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), y2),
+        _mm512_permutex2var_epi64(y1, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), y2),
+    )
+}
+
 /// One step of [`body_zmm`]: `count` pairs from pair `first` (`4R - 3 ..= 4R`), in `R`
 /// registers per layer, with masks `lv` (lane `j` of register `r`: `L_first+4r+j`) and
 /// `after` (its first lane the mask after the step's last register); the checksum blocks
@@ -1569,8 +1591,6 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
     let four =
         |r: usize| -> __mmask8 { ((1u32 << (2 * count.saturating_sub(4 * r).min(4))) - 1) as u8 };
     // The outputs (A lanes, B lanes) back to pairs.
-    let to_pairs_lo = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
-    let to_pairs_hi = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
     let at = PAIR * first;
     // SAFETY (loads and stores): the step's pairs lie inside input and output (caller); a
     // masked load or store touches only the bytes of its mask's lanes, the step's pairs;
@@ -1594,8 +1614,7 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
                 )
             }
         };
-        a[r] = _mm512_shuffle_i64x2::<0b10_00_10_00>(u, v);
-        b[r] = _mm512_shuffle_i64x2::<0b11_01_11_01>(u, v);
+        (a[r], b[r]) = split_pairs(u, v);
     }
     let mut x: [__m512i; R] =
         core::array::from_fn(|r| _mm512_xor_si512(a[r], if DEC { lsv[r] } else { lv[r] }));
@@ -1622,8 +1641,7 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
                 },
             );
         }
-        let lo = _mm512_permutex2var_epi64(y1[r], to_pairs_lo, y2);
-        let hi = _mm512_permutex2var_epi64(y1[r], to_pairs_hi, y2);
+        let (lo, hi) = join_pairs(y1[r], y2);
         unsafe {
             let d = io.dst.add(at + 4 * PAIR * r);
             if whole {

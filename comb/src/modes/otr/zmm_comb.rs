@@ -27,7 +27,9 @@ use core::arch::x86::*;
 #[cfg(target_arch = "x86_64")]
 use core::arch::x86_64::*;
 
-use super::{ad_inputs, last_chunk, rk, rk4, tag_len, State, States, PAIR};
+use super::{
+    ad_inputs, join_pairs, last_chunk, rk, rk4, split_pairs, tag_len, State, States, PAIR,
+};
 use crate::aes::vaes::lane_of;
 use crate::aes::{AesKey, Kernels};
 use crate::block::{cut_windows, wipe, Block, BLOCK};
@@ -36,26 +38,23 @@ use crate::gf128::vclmul512::Vclmul512Token;
 use crate::modes::{finish_tag, format_nonce, Prepared};
 use crate::JobResult;
 
-/// Calls `$f::<R, $dec>$args` with `R` = `$regs` (1 to 8) as a constant.
+/// Calls `$f::<R, $consts…>$args` with `R` = `$regs` (1 to 8) as a constant.
 macro_rules! by_regs {
-    ($regs:expr, $f:ident, $dec:tt, $args:tt) => {
+    ($regs:expr, $f:ident, $consts:tt, $args:tt) => {
         match $regs {
-            1 => by_regs!(@call $f, 1, $dec, $args),
-            2 => by_regs!(@call $f, 2, $dec, $args),
-            3 => by_regs!(@call $f, 3, $dec, $args),
-            4 => by_regs!(@call $f, 4, $dec, $args),
-            5 => by_regs!(@call $f, 5, $dec, $args),
-            6 => by_regs!(@call $f, 6, $dec, $args),
-            7 => by_regs!(@call $f, 7, $dec, $args),
-            8 => by_regs!(@call $f, 8, $dec, $args),
+            1 => by_regs!(@call $f, 1, $consts, $args),
+            2 => by_regs!(@call $f, 2, $consts, $args),
+            3 => by_regs!(@call $f, 3, $consts, $args),
+            4 => by_regs!(@call $f, 4, $consts, $args),
+            5 => by_regs!(@call $f, 5, $consts, $args),
+            6 => by_regs!(@call $f, 6, $consts, $args),
+            7 => by_regs!(@call $f, 7, $consts, $args),
+            8 => by_regs!(@call $f, 8, $consts, $args),
             _ => unreachable!("1 to 8 registers"),
         }
     };
     (@call $f:ident, $r:literal, ($($c:expr),*), ($($a:expr),*)) => {
         $f::<$r, $($c),*>($($a),*)
-    };
-    (@call $f:ident, $r:literal, $dec:ident, ($($a:expr),*)) => {
-        $f::<$r, $dec>($($a),*)
     };
 }
 
@@ -240,7 +239,7 @@ fn run<const DEC: bool>(
         src: [ZERO.as_ptr(); LANES],
         dst: [core::ptr::null_mut(); LANES],
         ell: [0; LANES],
-        comb: [0; LANES],
+        comb: ells,
         last: [0; LANES],
         job: [0; LANES],
         ad: [false; LANES],
@@ -261,14 +260,13 @@ fn run<const DEC: bool>(
         ln.src[lane] = io.src;
         ln.dst[lane] = io.dst;
         ln.ell[lane] = ell;
-        ln.comb[lane] = comb_pairs(ell);
         ln.last[lane] = last;
         ln.job[lane] = j;
         ln.ad[lane] = !job.ad.is_empty();
         formats[lane] = format_nonce(job.nonce, tag_len(&job.tag));
     }
     // The AD (rare in a batch of packets): the scalar path's step 2, its `TA` inputs per lane.
-    let any_ad = jobs.iter().any(|j| !j.ad.is_empty());
+    let any_ad = ln.ad[..n].contains(&true);
     if any_ad {
         let mut st = States([State::default(); super::CHUNK]);
         ad_inputs(k, jobs, &mut st.0[..n]);
@@ -574,8 +572,6 @@ unsafe fn window<const R: usize, const DEC: bool, const SHARED: bool>(
     let b = R - 1;
     let mut m: [__m512i; R] = core::array::from_fn(|r| sec.m[r]);
     let mut s: [__m512i; R] = core::array::from_fn(|r| sec.s[r]);
-    let to_pairs_lo = _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0);
-    let to_pairs_hi = _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4);
     for i in from..to {
         // Opaque to LLVM: otherwise it keeps 64 pointers (each lane's input and output) moved
         // on step by step in memory, a load and a store each per step. 256-byte messages
@@ -600,8 +596,7 @@ unsafe fn window<const R: usize, const DEC: bool, const SHARED: bool>(
         for r in 0..R {
             let u = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(ld(r, 0)), ld(r, 1));
             let v = _mm512_inserti64x4::<1>(_mm512_castsi256_si512(ld(r, 2)), ld(r, 3));
-            a[r] = _mm512_shuffle_i64x2::<0b10_00_10_00>(u, v);
-            bb[r] = _mm512_shuffle_i64x2::<0b11_01_11_01>(u, v);
+            (a[r], bb[r]) = split_pairs(u, v);
         }
         let next: [__m512i; R] = core::array::from_fn(|r| dbl4(m[r]));
         let lb: [__m512i; R] = core::array::from_fn(|r| bswap4(m[r]));
@@ -626,8 +621,7 @@ unsafe fn window<const R: usize, const DEC: bool, const SHARED: bool>(
                 s[r] = _mm512_xor_si512(s[r], cs);
                 m[r] = next[r];
             }
-            let lo = _mm512_permutex2var_epi64(y1[r], to_pairs_lo, y2);
-            let hi = _mm512_permutex2var_epi64(y1[r], to_pairs_hi, y2);
+            let (lo, hi) = join_pairs(y1[r], y2);
             let halves = [
                 _mm512_castsi512_si256(lo),
                 _mm512_extracti64x4_epi64::<1>(lo),
