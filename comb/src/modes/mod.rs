@@ -77,6 +77,15 @@ impl Drop for Prepared<'_> {
 /// block waited on the copy's stores (OTR on the realistic mix: the costliest instruction
 /// outside its kernels).
 pub(crate) fn format_nonce(nonce: &[u8], tag_len: usize) -> u128 {
+    let taglen_bits = ((8 * tag_len) % 128) as u128;
+    // The usual 12-byte nonce with constant shifts: the general form's three variable u128
+    // shifts took a quarter of OTR's per-job setup on the realistic mix (Zen 5, perf).
+    if let Ok(n12) = <&[u8; 12]>::try_from(nonce) {
+        let (hi, lo) = n12.split_at(8);
+        let hi = u64::from_be_bytes(hi.try_into().unwrap_or([0; 8]));
+        let lo = u32::from_be_bytes(lo.try_into().unwrap_or([0; 4]));
+        return u128::from(hi) << 32 | u128::from(lo) | 1u128 << 96 | taglen_bits << 121;
+    }
     let n = nonce.len().min(BLOCK - 1);
     // Byte k of the nonce at bits 8k; reversed, its last byte is the lowest and its first
     // the highest, which the shift brings down to bit 8n - 8.
@@ -84,7 +93,6 @@ pub(crate) fn format_nonce(nonce: &[u8], tag_len: usize) -> u128 {
         .swap_bytes()
         .checked_shr(8 * (BLOCK - n) as u32)
         .unwrap_or(0);
-    let taglen_bits = ((8 * tag_len) % 128) as u128;
     v | 1u128 << (8 * n) | taglen_bits << 121
 }
 
