@@ -1446,6 +1446,20 @@ macro_rules! enc_z {
 ///   bytes 824-917 against 726-807, the mix 637-709 against 569-628 (10th percentiles of 400
 ///   runs, four pairs in a busy spell). The pool runs the cut lanes 16 to a call.
 ///
+/// On Zen 5 (stop 73; `comb bench`, comb engine, core cycles per message, batches of 64,
+/// alternated builds) a software-pipelined body ran no faster: each layer of rounds eight
+/// registers (the second layer of step `j - 1` beside the first of step `j + 1`, `asm!`
+/// rounds, the step's code shared with this one), 1000 bytes 287-293 against 305-307,
+/// 1456 bytes 372-391 against 386-387, 4 KiB 773-806 against 752-758; the realistic mix
+/// slower (OTR/ECB 1.83-1.84 against 1.89-1.93, three pairs). What binds there is not the
+/// layers' latency (VAESENC on zmm: about four cycles, two a cycle) but the lane shuffles:
+/// in a microbenchmark (gcc, `asm` loops, the TSC) 16 independent zmm VAESENC took 5.45
+/// ticks, with 8 `vshufi64x2` beside them 6.94 and with 8 `vpermt2q` 7.03, with 16 `vpxorq`
+/// 5.50: the shuffles share the AES units' pipes. A step of 16 pairs has 88 VAESENC and 32
+/// shuffles (split, join, the masks' products and `L*`). An OTR-shaped loop in C over 4 KiB
+/// took 286-338 ticks with its split and join, 208-234 without them, against 182 for ECB on
+/// zmm.
+///
 /// # Safety
 /// AVX-512F, AVX-512BW, VAES, AES-NI, SSSE3 and VPCLMULQDQ; pairs `0..ell` inside input and
 /// output.
