@@ -190,9 +190,8 @@ unsafe fn fill_rows<'k>(
 /// path's per-job setup).
 ///
 /// # Safety
-/// AVX2 (the token). Not POPCNT, which the token does not prove: `count_ones` compiles to
-/// a few shifts and adds.
-#[target_feature(enable = "avx2")]
+/// AVX2 (the token) and POPCNT (checked by [`try_run`]: the token does not prove it).
+#[target_feature(enable = "avx2,popcnt")]
 unsafe fn sort_lanes(
     _z: VaesZmmToken,
     keys: &[u8; LANES],
@@ -238,6 +237,11 @@ pub(super) fn try_run<const DEC: bool>(
     if jobs.iter().any(|j| j.lane.key.rounds != 10) {
         return false;
     }
+    // The lane sort counts bits with POPCNT, which the tokens do not prove (every CPU this
+    // path is for has it; a hypervisor could still hide it).
+    if !std::is_x86_feature_detected!("popcnt") {
+        return false;
+    }
     run::<DEC>(z, k, jobs, results);
     true
 }
@@ -259,7 +263,7 @@ fn run<const DEC: bool>(
         assert!(io.len <= io.out_cap && (io.len == 0 || !io.dst.is_null()));
         *key = comb_pairs(last_chunk(io.len).0) as u8;
     }
-    // SAFETY: the token proves AVX2.
+    // SAFETY: the token proves AVX2; `try_run`, the only caller, checked POPCNT.
     let (order, ells) = unsafe { sort_lanes(z, &keys, n) };
     let mut ln = Lanes {
         src: [ZERO.as_ptr(); LANES],
@@ -879,6 +883,9 @@ mod tests {
         let Some(z) = VaesToken::get().and_then(VaesZmmToken::with) else {
             return;
         };
+        if !std::is_x86_feature_detected!("popcnt") {
+            return;
+        }
         let mut rng = 0x2545_f491_4f6c_dd1du64;
         for n in 1..=LANES {
             for spread in [1u64, 2, 3, 16, 128] {
@@ -891,7 +898,7 @@ mod tests {
                 }
                 let mut want: Vec<usize> = (0..n).collect();
                 want.sort_by_key(|&j| core::cmp::Reverse(keys[j]));
-                // SAFETY: the token proves AVX2.
+                // SAFETY: the token proves AVX2; POPCNT checked above.
                 let (order, sorted) = unsafe { sort_lanes(z, &keys, n) };
                 assert_eq!(order[..n], want[..], "n {n}, keys {:?}", &keys[..n]);
                 let want_keys: Vec<usize> = want.iter().map(|&j| usize::from(keys[j])).collect();
