@@ -259,7 +259,7 @@ fn long_inputs_match_the_reference() {
     }
 }
 
-/// Batches of 8 to 40 jobs of mixed lengths (every last-chunk kind: empty, odd, even,
+/// Batches of 2 to 40 jobs of mixed lengths (every last-chunk kind: empty, odd, even,
 /// whole; long and short jobs side by side), some with AD, of one key or of three, against
 /// the reference: the batch path where a chunk's jobs run side by side on zmm (Zen 5), and
 /// the others.
@@ -280,8 +280,9 @@ fn chunk_batches_match_the_reference() {
     for c in small.chunks(33) {
         batches.push(c.iter().map(|&m| (0, m)).collect());
     }
-    for b in 0..24 {
-        let n = 8 + next(33) as usize;
+    // 24 batches of 8 to 40 jobs, then 12 of 2 to 7 (chunks of one or two registers).
+    for b in 0..36 {
+        let n = if b < 24 { 8 + next(33) } else { 2 + next(6) } as usize;
         let cap = [100, 600, 1600, 2300][b % 4];
         batches.push(
             (0..n)

@@ -52,7 +52,7 @@
 //! and single paths give the same bytes by construction.
 //!
 //! Where zmm VAESENC issues at twice a ymm one's block rate ([`crate::cpu::zmm_aes_full_rate`],
-//! AMD Zen 5), a chunk of 8 to 32 jobs (of one key or several) runs side by side instead,
+//! AMD Zen 5), a chunk of 2 to 32 jobs (of one key or several) runs side by side instead,
 //! one job per zmm lane ([`zmm_comb`]): `L`, the pairs of jobs under 16 pairs, the last
 //! chunks and the tags of all jobs in passes over the lanes, so no job costs a pool lane, a
 //! staged copy or a batched call of its own; longer jobs run their pairs on [`body_zmm`]. The

@@ -19,7 +19,7 @@
 //!
 //! Jobs of several keys take each register's round keys from rows in memory, four lanes'
 //! keys side by side ([`Keys`]); one key is broadcast. Used where zmm VAESENC issues at twice
-//! a ymm one's block rate ([`crate::cpu::zmm_aes_full_rate`]), for chunks of 8 to 32 jobs;
+//! a ymm one's block rate ([`crate::cpu::zmm_aes_full_rate`]), for chunks of 2 to 32 jobs;
 //! elsewhere [`super::run_chunk`] runs.
 
 #[cfg(target_arch = "x86")]
@@ -62,9 +62,13 @@ macro_rules! by_regs {
 const LANES: usize = 32;
 /// Registers of a chunk.
 const REGS: usize = LANES / 4;
-/// Chunks of fewer jobs run on [`super::run_chunk`]: one or two registers a layer would leave
-/// the AES units waiting on latency (reasoned, not measured).
-const MIN_JOBS: usize = 8;
+/// Chunks of fewer jobs run on [`super::run_chunk`]: so only a lone job (the single path's
+/// chunks), since even one register a layer beats the pools. This was 8 until stop 73, by
+/// reasoning (one or two registers a layer wait on latency). Measured on Zen 5 (comb engine,
+/// the realistic mix, encryption, TSC cycles/byte, three alternated pairs), 2 against 8:
+/// batches of 2 at 0.566-0.572 against 0.807-0.812, of 4 at 0.391-0.393 against
+/// 0.551-0.574, of 6 at 0.381-0.391 against 0.532-0.534 (two pairs; the third contended).
+const MIN_JOBS: usize = 2;
 
 /// Jobs of at least this many whole pairs run them on [`super::body_zmm`].
 const WIDE: usize = 16;
