@@ -63,7 +63,10 @@ const LANES: usize = 32;
 /// Registers of a chunk.
 const REGS: usize = LANES / 4;
 /// Chunks of fewer jobs run on [`super::run_chunk`]: so only a lone job (the single path's
-/// chunks), since even one register a layer beats the pools. This was 8 until stop 73, by
+/// chunks). For two to seven jobs, one or two registers a layer beat the pools; a lone job ran
+/// slower here (the sequential engine, fixed lengths, TSC cycles/byte, three alternated pairs:
+/// 64 bytes 6.77-11.8 against 5.36-6.00, 1456 bytes 0.423-0.649 against 0.320-0.343), and
+/// `super::run` sends it to `run_chunk` first anyway. This was 8 until stop 73, by
 /// reasoning (one or two registers a layer wait on latency). Measured on Zen 5 (comb engine,
 /// the realistic mix, encryption, TSC cycles/byte, three alternated pairs), 2 against 8:
 /// batches of 2 at 0.566-0.572 against 0.807-0.812, of 4 at 0.391-0.393 against
