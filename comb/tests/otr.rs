@@ -6,7 +6,7 @@
 mod common;
 
 use aes::cipher::{BlockCipherEncrypt, KeyInit};
-use comb::{AesKey, Algorithm, Error, Job, Op, Tag};
+use comb::{AesKey, Algorithm, Engine, Error, Job, Op, Tag};
 use common::{bytes, engines, run_jobs, Hold, JobDesc, PathKind, TagDesc};
 
 const OTR: Algorithm = Algorithm::Aes128Otr;
@@ -179,13 +179,70 @@ fn random_batches() {
     common::aead::check_properties(OTR, 9, 70, 100, &[8]);
 }
 
+/// One job of a check against the reference: its key (and the key's bytes, for the
+/// reference), nonce, AD and message.
+struct Case<'a> {
+    key: &'a AesKey,
+    key_bytes: &'a [u8],
+    nonce: &'a [u8],
+    ad: &'a [u8],
+    msg: &'a [u8],
+}
+
+/// Runs `jobs` (`op`, in one call per path, each buffer copied into or worked in place in
+/// turn, 5 bytes of room after it) on `e` through every path of `paths`, and checks each job
+/// against the reference: its result, its tag (encrypting; decrypting, the reference's tag is
+/// the one to verify, so random bytes decrypt), its output, and the room after it untouched.
+fn check_against_reference(e: &Engine, op: Op, jobs: &[Case<'_>], paths: &[PathKind], label: &str) {
+    let want: Vec<(Vec<u8>, [u8; 16])> = jobs
+        .iter()
+        .map(|c| reference(c.key_bytes, c.nonce, c.ad, c.msg, op == Op::Decrypt))
+        .collect();
+    let tags: Vec<Vec<u8>> = want.iter().map(|w| w.1.to_vec()).collect();
+    let descs: Vec<JobDesc<'_>> = jobs
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let tag = match op {
+                Op::Encrypt => TagDesc::Out(16),
+                Op::Decrypt => TagDesc::In(&tags[i]),
+            };
+            JobDesc::new(c.key, c.msg, Hold::alternating(i, op), c.msg.len() + 5)
+                .iv(c.nonce)
+                .ad(c.ad)
+                .tag(tag)
+        })
+        .collect();
+    for &path in paths {
+        let o = run_jobs(e, OTR, op, path, &descs);
+        for (i, (w, c)) in want.iter().zip(jobs).enumerate() {
+            let what = format!(
+                "{:?} {op:?} {path:?} {label} job {i} ad {} msg {}",
+                e.backend(),
+                c.ad.len(),
+                c.msg.len()
+            );
+            assert_eq!(o.results[i], Ok(w.0.len()), "{what}");
+            if op == Op::Encrypt {
+                assert_eq!(o.tags[i], w.1, "{what} tag");
+            }
+            assert_eq!(o.bufs[i][..w.0.len()], w.0[..], "{what}");
+            assert!(
+                o.bufs[i][w.0.len()..].iter().all(|&b| b == common::FILL),
+                "{what}"
+            );
+        }
+    }
+}
+
 /// Long AD and messages crossing the kernels' widths (8 and 16 blocks or pairs, and the
 /// pools), every backend, against the reference; in place and copied, single and batch.
 #[test]
 fn long_inputs_match_the_reference() {
     let kb = bytes(77, 16);
     let key = AesKey::new(&kb).unwrap();
-    let key2 = AesKey::new(&bytes(78, 16)).unwrap();
+    let kb2 = bytes(78, 16);
+    let key2 = AesKey::new(&kb2).unwrap();
     let nonce = bytes(5, 12);
     let ad_lens = [
         0usize, 1, 15, 16, 17, 127, 128, 129, 255, 256, 257, 272, 511, 512, 513, 1000,
@@ -202,59 +259,24 @@ fn long_inputs_match_the_reference() {
             }
         }
     }
+    let data: Vec<(Vec<u8>, Vec<u8>, bool)> = cases
+        .iter()
+        .map(|&(al, ml, s)| (bytes(s + 1000, al), bytes(s + 2000, ml), s % 2 == 0))
+        .collect();
+    let jobs: Vec<Case<'_>> = data
+        .iter()
+        .map(|(ad, msg, k2)| Case {
+            key: if *k2 { &key2 } else { &key },
+            key_bytes: if *k2 { &kb2 } else { &kb },
+            nonce: &nonce,
+            ad,
+            msg,
+        })
+        .collect();
+    let paths = [PathKind::Batch, PathKind::Sequential, PathKind::One];
     for e in engines(None) {
         for op in [Op::Encrypt, Op::Decrypt] {
-            let data: Vec<(Vec<u8>, Vec<u8>, bool)> = cases
-                .iter()
-                .map(|&(al, ml, s)| (bytes(s + 1000, al), bytes(s + 2000, ml), s % 2 == 0))
-                .collect();
-            let want: Vec<(Vec<u8>, [u8; 16])> = data
-                .iter()
-                .map(|(ad, m, k2)| {
-                    let kbytes = if *k2 { bytes(78, 16) } else { kb.clone() };
-                    reference(&kbytes, &nonce, ad, m, op == Op::Decrypt)
-                })
-                .collect();
-            let tags: Vec<Vec<u8>> = want.iter().map(|w| w.1.to_vec()).collect();
-            let descs: Vec<JobDesc<'_>> = data
-                .iter()
-                .enumerate()
-                .map(|(i, (ad, m, k2))| {
-                    let k = if *k2 { &key2 } else { &key };
-                    let tag = match op {
-                        Op::Encrypt => TagDesc::Out(16),
-                        Op::Decrypt => TagDesc::In(&tags[i]),
-                    };
-                    JobDesc::new(k, m, Hold::alternating(i, op), m.len() + 5)
-                        .iv(&nonce)
-                        .ad(ad)
-                        .tag(tag)
-                })
-                .collect();
-            for path in [PathKind::Batch, PathKind::Sequential, PathKind::One] {
-                let o = run_jobs(&e, OTR, op, path, &descs);
-                for (i, w) in want.iter().enumerate() {
-                    let what = format!(
-                        "{:?} {op:?} {path:?} ad {} msg {}",
-                        e.backend(),
-                        data[i].0.len(),
-                        data[i].1.len()
-                    );
-                    if op == Op::Decrypt {
-                        // The reference's "tag" of a decryption is the one to verify against:
-                        // decrypting random bytes with that tag succeeds.
-                        assert_eq!(o.results[i], Ok(w.0.len()), "{what}");
-                    } else {
-                        assert_eq!(o.results[i], Ok(w.0.len()), "{what}");
-                        assert_eq!(o.tags[i], w.1, "{what} tag");
-                    }
-                    assert_eq!(o.bufs[i][..w.0.len()], w.0[..], "{what}");
-                    assert!(
-                        o.bufs[i][w.0.len()..].iter().all(|&b| b == common::FILL),
-                        "{what}"
-                    );
-                }
-            }
+            check_against_reference(&e, op, &jobs, &paths, "long inputs");
         }
     }
 }
@@ -297,61 +319,33 @@ fn chunk_batches_match_the_reference() {
         for (bi, batch) in batches.iter().enumerate() {
             // Every other batch of three keys, one key per job in turn.
             let nkeys = if bi % 2 == 0 { 1 } else { 3 };
+            let data: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> = batch
+                .iter()
+                .enumerate()
+                .map(|(i, &(al, ml))| {
+                    let s = (bi * 1000 + i) as u64;
+                    (bytes(s + 7, al), bytes(s + 8, ml), bytes(s + 9, 12))
+                })
+                .collect();
+            let jobs: Vec<Case<'_>> = data
+                .iter()
+                .enumerate()
+                .map(|(i, (ad, msg, nonce))| Case {
+                    key: &keys[i % nkeys],
+                    key_bytes: &kbs[i % nkeys],
+                    nonce,
+                    ad,
+                    msg,
+                })
+                .collect();
+            let label = format!("batch {bi} keys {nkeys}");
             for op in [Op::Encrypt, Op::Decrypt] {
-                let data: Vec<(Vec<u8>, Vec<u8>, Vec<u8>)> = batch
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &(al, ml))| {
-                        let s = (bi * 1000 + i) as u64;
-                        (bytes(s + 7, al), bytes(s + 8, ml), bytes(s + 9, 12))
-                    })
-                    .collect();
-                let want: Vec<(Vec<u8>, [u8; 16])> = data
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (ad, m, n))| reference(&kbs[i % nkeys], n, ad, m, op == Op::Decrypt))
-                    .collect();
-                let tags: Vec<Vec<u8>> = want.iter().map(|w| w.1.to_vec()).collect();
-                let descs: Vec<JobDesc<'_>> = data
-                    .iter()
-                    .enumerate()
-                    .map(|(i, (ad, m, n))| {
-                        let tag = match op {
-                            Op::Encrypt => TagDesc::Out(16),
-                            Op::Decrypt => TagDesc::In(&tags[i]),
-                        };
-                        JobDesc::new(&keys[i % nkeys], m, Hold::alternating(i, op), m.len() + 5)
-                            .iv(n)
-                            .ad(ad)
-                            .tag(tag)
-                    })
-                    .collect();
-                for path in [PathKind::Batch, PathKind::One] {
-                    let o = run_jobs(&e, OTR, op, path, &descs);
-                    for (i, w) in want.iter().enumerate() {
-                        let what = format!(
-                            "{:?} {op:?} {path:?} batch {bi} keys {nkeys} job {i} ad {} msg {}",
-                            e.backend(),
-                            data[i].0.len(),
-                            data[i].1.len()
-                        );
-                        assert_eq!(o.results[i], Ok(w.0.len()), "{what}");
-                        if op == Op::Encrypt {
-                            assert_eq!(o.tags[i], w.1, "{what} tag");
-                        }
-                        assert_eq!(o.bufs[i][..w.0.len()], w.0[..], "{what}");
-                        assert!(
-                            o.bufs[i][w.0.len()..].iter().all(|&b| b == common::FILL),
-                            "{what}"
-                        );
-                    }
-                }
+                check_against_reference(&e, op, &jobs, &[PathKind::Batch, PathKind::One], &label);
             }
         }
     }
 }
 
-/// Nonces of 11 and 13 bytes, a 15-byte tag, a 24-byte key: typed errors, nothing written.
 #[test]
 fn bad_input() {
     let key = AesKey::new(&[7; 16]).unwrap();
