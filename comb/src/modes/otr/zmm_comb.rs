@@ -263,15 +263,15 @@ fn run<const DEC: bool>(
     let n = jobs.len();
     // Lanes sorted by the pairs the windows run (`comb_pairs`), most first; jobs of `WIDE`
     // pairs or more count none and come last.
-    let mut keys = [0u8; LANES];
-    for (key, job) in keys.iter_mut().zip(jobs.iter()) {
+    let mut sort_keys = [0u8; LANES];
+    for (key, job) in sort_keys.iter_mut().zip(jobs.iter()) {
         let io = &job.lane.io;
         // The passes write `len` output bytes (validation checked the room).
         assert!(io.len <= io.out_cap && (io.len == 0 || !io.dst.is_null()));
         *key = comb_pairs(last_chunk(io.len).0) as u8;
     }
     // SAFETY: the token proves AVX2; `try_run`, the only caller, checked POPCNT.
-    let (order, ells) = unsafe { sort_lanes(z, &keys, n) };
+    let (order, ells) = unsafe { sort_lanes(z, &sort_keys, n) };
     let mut ln = Lanes {
         src: [ZERO.as_ptr(); LANES],
         dst: [core::ptr::null_mut(); LANES],
