@@ -246,7 +246,8 @@ unsafe fn fill_rows<'k>(
 }
 
 /// The order of `n <= 32` jobs by their keys (below 128), largest first, ties in job order:
-/// `(order, keys)`, `order[lane]` the job of `lane`, `keys[lane]` its key. Each job's lane is
+/// `order[lane]` is the job of `lane` (zero past `n`; bytes, so that zeroing and returning
+/// the order stays one register's worth). Each job's lane is
 /// its rank, from two byte compares against all keys at once: no branch on the keys (an
 /// insertion sort there mispredicted its loop exits on the realistic mix, a quarter of this
 /// path's per-job setup).
@@ -254,15 +255,10 @@ unsafe fn fill_rows<'k>(
 /// # Safety
 /// AVX2 (the token) and POPCNT (checked by [`try_run`]: the token does not prove it).
 #[target_feature(enable = "avx2,popcnt")]
-unsafe fn sort_lanes(
-    _z: VaesZmmToken,
-    keys: &[u8; LANES],
-    n: usize,
-) -> ([usize; LANES], [usize; LANES]) {
+unsafe fn sort_lanes(_z: VaesZmmToken, keys: &[u8; LANES], n: usize) -> [u8; LANES] {
     // SAFETY: 32 readable bytes.
     let all = unsafe { _mm256_loadu_si256(keys.as_ptr().cast()) };
-    let mut order = [0usize; LANES];
-    let mut sorted = [0usize; LANES];
+    let mut order = [0u8; LANES];
     // The keys past `n` are zero: never above a key, and equal ones come after every job.
     for (j, &key) in keys.iter().enumerate().take(n) {
         debug_assert!(key < 128, "a signed byte compare");
@@ -271,10 +267,9 @@ unsafe fn sort_lanes(
         let tied = _mm256_movemask_epi8(_mm256_cmpeq_epi8(all, k)) as u32;
         let before = (1u64 << j) as u32 - 1;
         let lane = (above.count_ones() + (tied & before).count_ones()) as usize;
-        order[lane] = j;
-        sorted[lane] = usize::from(key);
+        order[lane] = j as u8;
     }
-    (order, sorted)
+    order
 }
 
 /// Runs the chunk here if this path applies (see the module doc); `false`: nothing done.
@@ -326,12 +321,12 @@ fn run<const DEC: bool>(
         *key = comb_pairs(last_chunk(io.len).0) as u8;
     }
     // SAFETY: the token proves AVX2; `try_run`, the only caller, checked POPCNT.
-    let (order, ells) = unsafe { sort_lanes(z, &sort_keys, n) };
+    let order = unsafe { sort_lanes(z, &sort_keys, n) };
     let mut ln = Lanes {
         src: [ZERO.as_ptr(); LANES],
         dst: [core::ptr::null_mut(); LANES],
         ell: [0; LANES],
-        comb: ells,
+        comb: [0; LANES],
         last: [0; LANES],
         job: [0; LANES],
         ad: [false; LANES],
@@ -340,12 +335,14 @@ fn run<const DEC: bool>(
     let mut sec = Secrets::new(z, n);
     let mut formats = [0u128; LANES];
     for (lane, &j) in order[..n].iter().enumerate() {
+        let j = usize::from(j);
         let job = &jobs[j];
         let io = &job.lane.io;
         let (ell, last) = last_chunk(io.len);
         ln.src[lane] = io.src;
         ln.dst[lane] = io.dst;
         ln.ell[lane] = ell;
+        ln.comb[lane] = comb_pairs(ell);
         ln.last[lane] = last;
         ln.job[lane] = j;
         ln.ad[lane] = !job.ad.is_empty();
@@ -969,8 +966,7 @@ mod tests {
     }
 
     /// The lane order is a stable sort by key, largest first, for chunks of every size from
-    /// 1 to 32 jobs, keys from few distinct values (many ties) to many, and the keys in
-    /// lane order beside it.
+    /// 1 to 32 jobs and keys from few distinct values (many ties) to many; zero past the jobs.
     #[test]
     fn sort_lanes_is_a_stable_descending_sort() {
         let Some(z) = VaesToken::get().and_then(VaesZmmToken::with) else {
@@ -992,11 +988,10 @@ mod tests {
                 let mut want: Vec<usize> = (0..n).collect();
                 want.sort_by_key(|&j| core::cmp::Reverse(keys[j]));
                 // SAFETY: the token proves AVX2; POPCNT checked above.
-                let (order, sorted) = unsafe { sort_lanes(z, &keys, n) };
+                let order = unsafe { sort_lanes(z, &keys, n) };
+                let order: Vec<usize> = order.iter().map(|&j| usize::from(j)).collect();
                 assert_eq!(order[..n], want[..], "n {n}, keys {:?}", &keys[..n]);
-                let want_keys: Vec<usize> = want.iter().map(|&j| usize::from(keys[j])).collect();
-                assert_eq!(sorted[..n], want_keys[..]);
-                assert!(sorted[n..].iter().all(|&k| k == 0) && order[n..].iter().all(|&j| j == 0));
+                assert!(order[n..].iter().all(|&j| j == 0));
             }
         }
     }
