@@ -264,12 +264,19 @@ pub(crate) fn splice(head: &Block, l: usize, tail: &[u8]) -> Block {
     merge(head, &shift_to_back(&t, l), l)
 }
 
-/// Writes `b[..n]` to `out[..n]`, `n = min(out.len(), 16)`, as at most two overlapping word
-/// stores (both write the same bytes where they overlap): the store-side counterpart of
+/// Writes `b[..n]` to `out[..n]`, `n = min(out.len(), 16)`, as one block store when `n` is
+/// 16, else at most two overlapping word stores (both write the same bytes where they
+/// overlap): the store-side counterpart of
 /// [`load_short`], for tags of 4..=16 bytes. A `copy_from_slice` of a variable length is a
 /// `memcpy` call per message.
 #[inline]
 pub(crate) fn store_short(out: &mut [u8], b: &Block) {
+    // A whole 16-byte tag (OTR's, GCM's, OCB3's, ...): one store, not two with a variable
+    // shift between them.
+    if let Some(o) = out.first_chunk_mut::<BLOCK>() {
+        *o = *b;
+        return;
+    }
     let n = out.len().min(BLOCK);
     let v = u128::from_le_bytes(*b);
     match n {
