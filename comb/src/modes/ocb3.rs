@@ -689,11 +689,12 @@ macro_rules! zmm_step {
         for (j, xj) in x.iter_mut().enumerate() {
             let at = BLOCK * (i + 4 * j);
             // SAFETY: the (unmasked) blocks are inside the input (caller); masked-off bytes
-            // are not read and do not fault.
+            // are not read and do not fault. A masked register may start past the input's
+            // end: its address by `wrapping_add`, where `add` would be undefined.
             let p = unsafe {
                 match bytes {
                     None => _mm512_loadu_si512(io.src.add(at).cast()),
-                    Some(_) => _mm512_maskz_loadu_epi8(masks(j).0, io.src.add(at).cast()),
+                    Some(_) => _mm512_maskz_loadu_epi8(masks(j).0, io.src.wrapping_add(at).cast()),
                 }
             };
             if $mode == ENC {
@@ -733,11 +734,12 @@ macro_rules! zmm_step {
             let (bm, qm) = masks(j);
             if $mode != HASH {
                 let at = BLOCK * (i + 4 * j);
-                // SAFETY: the (unmasked) blocks are inside the non-null output (caller).
+                // SAFETY: the (unmasked) blocks are inside the non-null output (caller);
+                // masked-off bytes are not written (the address by `wrapping_add`, as above).
                 unsafe {
                     match bytes {
                         None => _mm512_storeu_si512(io.dst.add(at).cast(), y),
-                        Some(_) => _mm512_mask_storeu_epi8(io.dst.add(at).cast(), bm, y),
+                        Some(_) => _mm512_mask_storeu_epi8(io.dst.wrapping_add(at).cast(), bm, y),
                     }
                 }
             }

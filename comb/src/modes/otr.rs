@@ -1612,19 +1612,21 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
     let mut a = [_mm512_setzero_si512(); R];
     let mut b = [_mm512_setzero_si512(); R];
     for r in 0..R {
-        let p = unsafe { io.src.add(at + 4 * PAIR * r) };
+        // `wrapping_add` (here and below): a partial register's second window may start past
+        // the buffers' ends; the masked loads and stores touch none of those bytes.
+        let p = io.src.wrapping_add(at + 4 * PAIR * r);
         let (u, v) = if whole {
             unsafe {
                 (
                     _mm512_loadu_si512(p.cast()),
-                    _mm512_loadu_si512(p.add(2 * PAIR).cast()),
+                    _mm512_loadu_si512(p.wrapping_add(2 * PAIR).cast()),
                 )
             }
         } else {
             unsafe {
                 (
                     _mm512_maskz_loadu_epi64(two(4 * r), p.cast()),
-                    _mm512_maskz_loadu_epi64(two(4 * r + 2), p.add(2 * PAIR).cast()),
+                    _mm512_maskz_loadu_epi64(two(4 * r + 2), p.wrapping_add(2 * PAIR).cast()),
                 )
             }
         };
@@ -1657,13 +1659,13 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
         }
         let (lo, hi) = join_pairs(y1[r], y2);
         unsafe {
-            let d = io.dst.add(at + 4 * PAIR * r);
+            let d = io.dst.wrapping_add(at + 4 * PAIR * r);
             if whole {
                 _mm512_storeu_si512(d.cast(), lo);
-                _mm512_storeu_si512(d.add(2 * PAIR).cast(), hi);
+                _mm512_storeu_si512(d.wrapping_add(2 * PAIR).cast(), hi);
             } else {
                 _mm512_mask_storeu_epi64(d.cast(), two(4 * r), lo);
-                _mm512_mask_storeu_epi64(d.add(2 * PAIR).cast(), two(4 * r + 2), hi);
+                _mm512_mask_storeu_epi64(d.wrapping_add(2 * PAIR).cast(), two(4 * r + 2), hi);
             }
         }
     }

@@ -281,10 +281,14 @@ impl<'a> Pair<'a> {
     #[target_feature(enable = "avx2,avx512f,avx512vl,avx512bw")]
     unsafe fn load_masked(&self, i: usize, mask: u32) -> __m256i {
         // SAFETY: masked-off bytes are neither read nor can they fault; the others are inside
-        // the inputs (caller).
+        // the inputs (caller). The addresses are formed with `wrapping_add`: a lane with no
+        // bytes left may point past its buffer, where `add` would be undefined.
         unsafe {
-            let lo = _mm_maskz_loadu_epi8(mask as u16, self.lo_src.add(BLOCK * i).cast());
-            let hi = _mm_maskz_loadu_epi8((mask >> 16) as u16, self.hi_src.add(BLOCK * i).cast());
+            let lo = _mm_maskz_loadu_epi8(mask as u16, self.lo_src.wrapping_add(BLOCK * i).cast());
+            let hi = _mm_maskz_loadu_epi8(
+                (mask >> 16) as u16,
+                self.hi_src.wrapping_add(BLOCK * i).cast(),
+            );
             _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi)
         }
     }
@@ -294,16 +298,17 @@ impl<'a> Pair<'a> {
     #[inline]
     #[target_feature(enable = "avx2,avx512f,avx512vl,avx512bw")]
     unsafe fn store_masked(&self, i: usize, v: __m256i, mask: u32) {
-        // SAFETY: masked-off bytes are not written; the others are inside the outputs.
+        // SAFETY: masked-off bytes are not written; the others are inside the outputs
+        // (addresses by `wrapping_add`, as in `load_masked`).
         unsafe {
             _mm_mask_storeu_epi8(
-                self.lo_dst.add(BLOCK * i).cast(),
+                self.lo_dst.wrapping_add(BLOCK * i).cast(),
                 mask as u16,
                 _mm256_castsi256_si128(v),
             );
             if self.hi_live {
                 _mm_mask_storeu_epi8(
-                    self.hi_dst.add(BLOCK * i).cast(),
+                    self.hi_dst.wrapping_add(BLOCK * i).cast(),
                     (mask >> 16) as u16,
                     _mm256_extracti128_si256::<1>(v),
                 );
