@@ -266,9 +266,8 @@ pub(crate) fn splice(head: &Block, l: usize, tail: &[u8]) -> Block {
 
 /// Writes `b[..n]` to `out[..n]`, `n = min(out.len(), 16)`, as one block store when `n` is
 /// 16, else at most two overlapping word stores (both write the same bytes where they
-/// overlap): the store-side counterpart of
-/// [`load_short`], for tags of 4..=16 bytes. A `copy_from_slice` of a variable length is a
-/// `memcpy` call per message.
+/// overlap): the store-side counterpart of [`load_short`], for tags of 4..=16 bytes. A
+/// `copy_from_slice` of a variable length is a `memcpy` call per message.
 #[inline]
 pub(crate) fn store_short(out: &mut [u8], b: &Block) {
     // A whole 16-byte tag (OTR's, GCM's, OCB3's, ...): one store, not two with a variable

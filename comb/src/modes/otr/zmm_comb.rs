@@ -247,10 +247,9 @@ unsafe fn fill_rows<'k>(
 
 /// The order of `n <= 32` jobs by their keys (below 128), largest first, ties in job order:
 /// `order[lane]` is the job of `lane` (zero past `n`; bytes, so that zeroing and returning
-/// the order stays one register's worth). Each job's lane is
-/// its rank, from two byte compares against all keys at once: no branch on the keys (an
-/// insertion sort there mispredicted its loop exits on the realistic mix, a quarter of this
-/// path's per-job setup).
+/// the order stays one register's worth). Each job's lane is its rank, from two byte compares
+/// against all keys at once: no branch on the keys (an insertion sort there mispredicted its
+/// loop exits on the realistic mix, a quarter of this path's per-job setup).
 ///
 /// # Safety
 /// AVX2 (the token) and POPCNT (checked by [`try_run`]: the token does not prove it).
