@@ -346,6 +346,7 @@ fn chunk_batches_match_the_reference() {
     }
 }
 
+/// Nonces of 11 and 13 bytes, a 15-byte tag, a 24-byte key: typed errors, nothing written.
 #[test]
 fn bad_input() {
     let key = AesKey::new(&[7; 16]).unwrap();

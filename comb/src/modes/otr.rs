@@ -1604,7 +1604,6 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
     };
     let four =
         |r: usize| -> __mmask8 { ((1u32 << (2 * count.saturating_sub(4 * r).min(4))) - 1) as u8 };
-    // The outputs (A lanes, B lanes) back to pairs.
     let at = PAIR * first;
     // SAFETY (loads and stores): the step's pairs lie inside input and output (caller); a
     // masked load or store touches only the bytes of its mask's lanes, the step's pairs;
