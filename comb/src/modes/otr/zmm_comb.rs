@@ -341,7 +341,8 @@ fn run<const DEC: bool>(
         ln.src[lane] = io.src;
         ln.dst[lane] = io.dst;
         ln.ell[lane] = ell;
-        ln.comb[lane] = comb_pairs(ell);
+        // The key the lanes were sorted by: the windows rely on that order.
+        ln.comb[lane] = usize::from(sort_keys[j]);
         ln.last[lane] = last;
         ln.job[lane] = j;
         ln.ad[lane] = !job.ad.is_empty();
