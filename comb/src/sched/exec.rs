@@ -4,7 +4,7 @@
 //! ymm kernel instead runs each group's lanes to their own ends, see [`run_cfb_mac`]).
 
 use super::plan::{group_windows, order_by_decreasing_length, Order, MAX_LANES};
-use crate::aes::vaes::{self, GroupKeys, PairKey};
+use crate::aes::vaes::{self, GroupKeys, PairKey, QuadKey};
 use crate::aes::{ni, ChainLane, ChainRule, Kernels, Lanes};
 use crate::block::{truncate, wipe, xor, Block, BLOCK};
 use crate::cpu::{NiToken, VaesToken, VaesZmmToken};
@@ -339,16 +339,20 @@ fn run_cfb_mac_then<'a, const DEC: bool>(
             let quads = vl.filter(|_| crate::cpu::zmm_aes_full_rate());
             let p = cfb_mac_group_len(path, lanes.len());
             let mut keys = GroupKeys::default();
+            let mut quad_keys = GroupKeys::<QuadKey>::default();
             for (g, (group, group_macs)) in lanes.chunks_mut(p).zip(macs.chunks_mut(p)).enumerate()
             {
                 match k {
                     Kernels::Vaes256(t) if group.len() > 1 => {
-                        keys.assign(group.iter().map(|l| l.key));
-                        // SAFETY: the group is a sub-slice of the lanes checked above (a
-                        // sub-slice of lanes in the comb order is in it), `keys` its keys.
-                        unsafe {
-                            cfb_mac_group_vaes::<DEC>(t, vl, quads, &keys, group, group_macs)
-                        };
+                        // SAFETY (both): the group is a sub-slice of the lanes checked above
+                        // (a sub-slice of lanes in the comb order is in it), the keys its keys.
+                        if let Some(z) = quads {
+                            quad_keys.assign(group.iter().map(|l| l.key));
+                            unsafe { cfb_mac_group_quads::<DEC>(z, &quad_keys, group, group_macs) };
+                        } else {
+                            keys.assign(group.iter().map(|l| l.key));
+                            unsafe { cfb_mac_group_vaes::<DEC>(t, vl, &keys, group, group_macs) };
+                        }
                     }
                     _ => {
                         let mut blocks = [0; MAX_LANES];
@@ -537,9 +541,8 @@ fn cfb_mac_tails<const DEC: bool>(k: Kernels, lanes: &[ChainLane<'_>], macs: &mu
 /// measured no faster: CLOC at 4096-byte messages, batch 48, Zen 3, three runs of P = 8, 10, 12 and
 /// 16 side by side, 0.351-0.465 TSC cycles/byte with one call of 5 or 6 pairs against 0.363-0.444
 /// with calls of 4: as for the chain kernel, past 8 states the kernel is bound by its instruction
-/// throughput.) Where a zmm VAESENC issues as often as a ymm one (`quads`, the token of such a
-/// CPU: [`crate::cpu::zmm_aes_full_rate`], AMD Zen 5), groups run on zmm instead, four lanes per
-/// register ([`vaes::cfb_mac_quads`], calls of up to 16 lanes): twice the blocks per instruction.
+/// throughput.) Where a zmm VAESENC issues as often as a ymm one, [`cfb_mac_group_quads`] runs
+/// the groups instead.
 ///
 /// Not a stream either: one kernel call for a whole shared-key batch, its 16 slots each taking the
 /// next lane of the comb order as its lane ends (pointers set back by the step the lane starts at),
@@ -567,41 +570,12 @@ fn cfb_mac_tails<const DEC: bool>(k: Kernels, lanes: &[ChainLane<'_>], macs: &mu
 unsafe fn cfb_mac_group_vaes<const DEC: bool>(
     _vaes: VaesToken,
     vl: Option<VaesZmmToken>,
-    quads: Option<VaesZmmToken>,
     keys: &GroupKeys,
     lanes: &mut [ChainLane<'_>],
     macs: &mut [Block],
 ) {
-    assert_eq!(lanes.len(), macs.len());
-    assert!(!lanes.is_empty());
-    // The contract again in debug builds (release builds rely on the caller's check).
-    if cfg!(debug_assertions) {
-        check_cfb_mac_lanes(lanes, macs);
-    }
+    check_group(lanes, macs);
     let shared = keys.shared();
-    if let Some(z) = quads {
-        let per_call = 4 * regs_per_call(lanes.len(), vaes::CFB_MAC_QUADS, 4);
-        let calls = lanes.chunks_mut(per_call).zip(macs.chunks_mut(per_call));
-        for (c, (chunk, chunk_macs)) in calls.enumerate() {
-            // The call's rows: its lanes' (two a row, from row `per_call / 2 · c`), or the
-            // shared row.
-            let rows = keys.rows_from(per_call / 2 * c);
-            assert!(shared || rows.len() >= chunk.len().div_ceil(2));
-            // SAFETY: the token proves AVX2, VAES, AES-NI and AVX-512F, VL and BW; the chunk
-            // has at most `4 * CFB_MAC_QUADS` lanes and as many MAC states, in the comb order,
-            // each with its bytes inside its buffers and one round count (this function's
-            // contract); `shared`: every lane of the group has the same key, else `rows` are
-            // the chunk's lanes' (asserted above; chunks start on even lanes).
-            unsafe {
-                if shared {
-                    vaes::cfb_mac_quads::<true, DEC>(z, chunk, chunk_macs, rows)
-                } else {
-                    vaes::cfb_mac_quads::<false, DEC>(z, chunk, chunk_macs, rows)
-                }
-            };
-        }
-        return;
-    }
     let max = match vl {
         Some(_) => vaes::CFB_MAC_REGISTERS_VL,
         None => vaes::CFB_MAC_REGISTERS,
@@ -626,6 +600,54 @@ unsafe fn cfb_mac_group_vaes<const DEC: bool>(
     }
     if vl.is_none() {
         cfb_mac_tails::<DEC>(Kernels::Vaes256(_vaes), lanes, macs);
+    }
+}
+
+/// A group's lanes and MAC states pair up and are not empty; in debug builds the whole
+/// contract of [`cfb_mac_group_vaes`] is checked again (release builds rely on the caller's
+/// check).
+fn check_group(lanes: &[ChainLane<'_>], macs: &[Block]) {
+    assert_eq!(lanes.len(), macs.len());
+    assert!(!lanes.is_empty());
+    if cfg!(debug_assertions) {
+        check_cfb_mac_lanes(lanes, macs);
+    }
+}
+
+/// [`cfb_mac_group_vaes`] on zmm, four lanes a register ([`vaes::cfb_mac_quads`], calls of up
+/// to 16 lanes), where a zmm VAESENC issues as often as a ymm one (the token `z` of such a
+/// CPU: [`crate::cpu::zmm_aes_full_rate`], AMD Zen 5): twice the blocks per instruction.
+/// `keys` assigned for the group's lanes, four a row.
+///
+/// # Safety
+/// As [`cfb_mac_group_vaes`].
+unsafe fn cfb_mac_group_quads<const DEC: bool>(
+    z: VaesZmmToken,
+    keys: &GroupKeys<QuadKey>,
+    lanes: &mut [ChainLane<'_>],
+    macs: &mut [Block],
+) {
+    check_group(lanes, macs);
+    let shared = keys.shared();
+    let per_call = 4 * regs_per_call(lanes.len(), vaes::CFB_MAC_QUADS, 4);
+    let calls = lanes.chunks_mut(per_call).zip(macs.chunks_mut(per_call));
+    for (c, (chunk, chunk_macs)) in calls.enumerate() {
+        // The call's rows: its lanes' (four a row, from row `per_call / 4 · c`); none for one
+        // key.
+        let rows = keys.rows_from(per_call / 4 * c);
+        assert!(shared || rows.len() >= chunk.len().div_ceil(4));
+        // SAFETY: the token proves AVX2, VAES, AES-NI and AVX-512F, VL and BW; the chunk has
+        // at most `4 * CFB_MAC_QUADS` lanes and as many MAC states, in the comb order, each
+        // with its bytes inside its buffers and one round count (this function's contract);
+        // `shared`: every lane of the group has the same key, else `rows` are the chunk's
+        // lanes' (asserted above; chunks start on register boundaries, four lanes a row).
+        unsafe {
+            if shared {
+                vaes::cfb_mac_quads::<true, DEC>(z, chunk, chunk_macs, rows)
+            } else {
+                vaes::cfb_mac_quads::<false, DEC>(z, chunk, chunk_macs, rows)
+            }
+        };
     }
 }
 
@@ -1080,6 +1102,33 @@ mod tests {
     /// steps one by one, high lanes end before low ones, and groups past a call's width split),
     /// per-lane and shared keys, against the definition; and each as decryption's keystream
     /// pass ([`check_keystream_pass`]), so every kernel is tested whatever route this CPU takes.
+    /// One group on the ymm kernels (`quads` none) or the zmm one, its keys assigned as each
+    /// takes them.
+    ///
+    /// # Safety
+    /// As [`cfb_mac_group_vaes`].
+    unsafe fn run_group<const DEC: bool>(
+        t: VaesToken,
+        vl: Option<VaesZmmToken>,
+        quads: Option<VaesZmmToken>,
+        lanes: &mut [ChainLane<'_>],
+        macs: &mut [Block],
+    ) {
+        // SAFETY (both): forwarded.
+        match quads {
+            Some(z) => {
+                let mut keys = GroupKeys::<QuadKey>::default();
+                keys.assign(lanes.iter().map(|l| l.key));
+                unsafe { cfb_mac_group_quads::<DEC>(z, &keys, lanes, macs) };
+            }
+            None => {
+                let mut keys = GroupKeys::default();
+                keys.assign(lanes.iter().map(|l| l.key));
+                unsafe { cfb_mac_group_vaes::<DEC>(t, vl, &keys, lanes, macs) };
+            }
+        }
+    }
+
     #[test]
     fn cfb_mac_groups_match_their_definition_on_every_vaes_kernel() {
         let Some(t) = VaesToken::get() else {
@@ -1108,15 +1157,11 @@ mod tests {
                     let all = case.lanes(&mut out, shared);
                     let mut group = Lanes(order[..n].iter().map(|&j| all[j]).collect());
                     let mut macs: Vec<Block> = order[..n].iter().map(|&j| ivs[j]).collect();
-                    let mut keys = GroupKeys::default();
-                    keys.assign(group.iter().map(|l| l.key));
                     check_cfb_mac_lanes(&group, &macs);
                     // SAFETY: checked on the line above.
-                    unsafe {
-                        cfb_mac_group_vaes::<false>(t, vl, quads, &keys, &mut group, &mut macs)
-                    };
+                    unsafe { run_group::<false>(t, vl, quads, &mut group, &mut macs) };
                     let chains: Vec<Block> = group.iter().map(|l| l.chain).collect();
-                    drop((keys, group, all));
+                    drop((group, all));
                     check_cfb_mac(
                         &case,
                         &what,
@@ -1138,11 +1183,9 @@ mod tests {
                 );
                 check_keystream_pass(&what, |lanes, macs| {
                     for (group, macs) in lanes.chunks_mut(n).zip(macs.chunks_mut(n)) {
-                        let mut keys = GroupKeys::default();
-                        keys.assign(group.iter().map(|l| l.key));
                         check_cfb_mac_lanes(group, macs);
                         // SAFETY: checked on the line above.
-                        unsafe { cfb_mac_group_vaes::<true>(t, vl, quads, &keys, group, macs) };
+                        unsafe { run_group::<true>(t, vl, quads, group, macs) };
                     }
                 });
             }

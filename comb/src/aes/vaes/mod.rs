@@ -45,24 +45,28 @@ const FOLD: usize = 15;
 #[repr(C, align(32))]
 pub(crate) struct PairKey([[u64; 4]; 16]);
 
+/// Fills rows of `L` lanes' round keys side by side (`W = 2L` words a row; lane `j` in words
+/// `2j, 2j + 1`, little-endian): round keys `0..=rounds` of `keys[0]`'s round count, and the
+/// fold key in row [`FOLD`]. In place: no copy of key material on the stack.
+fn fill_rows<const L: usize, const W: usize>(rows: &mut [[u64; W]; 16], keys: [&AesKey; L]) {
+    const { assert!(W == 2 * L) };
+    let mut set = |row: usize, blocks: [&[u8; 16]; L]| {
+        for (j, b) in blocks.iter().enumerate() {
+            rows[row][2 * j] = u64::from_le_bytes(b[..8].try_into().unwrap_or_default());
+            rows[row][2 * j + 1] = u64::from_le_bytes(b[8..].try_into().unwrap_or_default());
+        }
+    };
+    let rounds = keys[0].rounds.min(14);
+    for r in 0..=rounds {
+        set(r, keys.map(|k| &k.enc.0[r]));
+    }
+    set(FOLD, keys.map(|k| &k.fold));
+}
+
 impl PairKey {
     /// Fills the rows in place (no copy of key material on the stack).
     fn fill(&mut self, lo: &AesKey, hi: &AesKey) {
-        let words = |b: &[u8; 16]| {
-            [
-                u64::from_le_bytes(b[..8].try_into().unwrap_or_default()),
-                u64::from_le_bytes(b[8..].try_into().unwrap_or_default()),
-            ]
-        };
-        let mut set = |row: usize, l: &[u8; 16], h: &[u8; 16]| {
-            let (l, h) = (words(l), words(h));
-            self.0[row] = [l[0], l[1], h[0], h[1]];
-        };
-        let rounds = lo.rounds.min(14);
-        for r in 0..=rounds {
-            set(r, &lo.enc.0[r], &hi.enc.0[r]);
-        }
-        set(FOLD, &lo.fold, &hi.fold);
+        fill_rows(&mut self.0, [lo, hi]);
     }
 
     /// Row `i` as a vector. Rows are 32 bytes in a 32-byte-aligned struct, so row `i` is
@@ -83,34 +87,102 @@ impl Zeroize for PairKey {
     }
 }
 
-/// The key rows of one group of the plan: a single row when every lane has the same key
-/// (the shared-key fast path), else one row per register (pair of lanes; an odd last lane
-/// is paired with itself). Reused from group to group: the rows only grow, are overwritten
-/// in place, and all of them are wiped on drop.
+/// [`PairKey`] for four lanes: what one zmm register of the zmm CFB+MAC kernel
+/// ([`cfb_mac_quads`]) needs, a row a memory operand of its VAESENC (see that kernel for
+/// what joining two pair rows at each use cost).
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(64))]
+pub(crate) struct QuadKey([[u64; 8]; 16]);
+
+impl QuadKey {
+    /// Fills the rows in place.
+    fn fill(&mut self, keys: [&AesKey; 4]) {
+        fill_rows(&mut self.0, keys);
+    }
+
+    /// Row `i` as a vector (64 bytes, 64-byte aligned, the lanes' key bytes in order).
+    #[inline]
+    #[target_feature(enable = "avx512f")]
+    fn row(&self, i: usize) -> __m512i {
+        let row = &self.0[i];
+        // SAFETY: `row` is 64 readable, 64-byte-aligned bytes.
+        unsafe { _mm512_load_si512(row.as_ptr().cast()) }
+    }
+}
+
+impl Zeroize for QuadKey {
+    fn zeroize(&mut self) {
+        self.0.zeroize();
+    }
+}
+
+/// Rows of several lanes' round keys side by side: [`PairKey`] (two lanes, a ymm register
+/// of the window kernels) or [`QuadKey`] (four, a zmm register of [`cfb_mac_quads`]).
+pub(crate) trait KeyRow: Default + Zeroize {
+    /// Lanes a row.
+    const LANES: usize;
+    /// Rows a group of one key takes: one for the ymm kernels, which read the key as a row;
+    /// none for [`cfb_mac_quads`], which broadcasts the key's own round keys.
+    const SHARED_ROWS: usize;
+    /// Fills the row from its lanes' keys (`keys.len() == LANES`).
+    fn fill_lanes(&mut self, keys: &[&AesKey]);
+}
+
+impl KeyRow for PairKey {
+    const LANES: usize = 2;
+    const SHARED_ROWS: usize = 1;
+    fn fill_lanes(&mut self, keys: &[&AesKey]) {
+        self.fill(keys[0], keys[1]);
+    }
+}
+
+impl KeyRow for QuadKey {
+    const LANES: usize = 4;
+    const SHARED_ROWS: usize = 0;
+    fn fill_lanes(&mut self, keys: &[&AesKey]) {
+        self.fill(core::array::from_fn(|j| keys[j]));
+    }
+}
+
+/// The key rows of one group of the plan: for one key, [`KeyRow::SHARED_ROWS`] rows of it
+/// (the shared-key fast path), else one row per register ([`KeyRow::LANES`] lanes a row;
+/// slots past the last lane take the key of their row's first lane). Reused from group to
+/// group: the rows only grow, are overwritten in place, and all of them are wiped on drop.
 ///
-/// The rows live inline (up to [`MAX_GROUP_ROWS`], 8 KiB): a vector of them was an aligned
-/// heap allocation and its free on every batch call, with glibc's consolidation of its small
-/// free chunks on the way.
+/// The rows live inline (up to [`MAX_GROUP_ROWS`]: 8 KiB of pairs; rows of four lanes use at
+/// most half of that count): a vector of them was an aligned heap allocation and its free on
+/// every batch call, with glibc's consolidation of its small free chunks on the way.
 ///
 /// The lifetime is that of the keys: the shared row remembers which key it holds and is not
 /// filled again for the next group under the same key (a borrowed key cannot be dropped, nor
 /// another put at its address, while `'k` lasts, so an equal address is the same key).
-#[derive(Default)]
-pub(crate) struct GroupKeys<'k> {
-    rows: arrayvec::ArrayVec<PairKey, MAX_GROUP_ROWS>,
+pub(crate) struct GroupKeys<'k, R: KeyRow = PairKey> {
+    rows: arrayvec::ArrayVec<R, MAX_GROUP_ROWS>,
     used: usize,
     shared: bool,
     /// The key whose rows `rows[0]` holds from a shared-key assignment, if it still does.
     shared_row: Option<&'k AesKey>,
 }
 
+impl<R: KeyRow> Default for GroupKeys<'_, R> {
+    fn default() -> Self {
+        GroupKeys {
+            rows: arrayvec::ArrayVec::new(),
+            used: 0,
+            shared: false,
+            shared_row: None,
+        }
+    }
+}
+
 /// Most rows a group needs: one per register of two lanes, for the planner's widest group.
 pub(crate) const MAX_GROUP_ROWS: usize = crate::sched::plan::MAX_LANES.div_ceil(2);
 
-impl<'k> GroupKeys<'k> {
+impl<'k, R: KeyRow> GroupKeys<'k, R> {
     /// Assembles the rows for lanes with these keys, in lane order (all of one key size), at
     /// most [`MAX_LANES`](crate::sched::plan::MAX_LANES) of them.
     pub(crate) fn assign(&mut self, keys: impl ExactSizeIterator<Item = &'k AesKey> + Clone) {
+        const { assert!(R::LANES <= 4) };
         let n = keys.len();
         assert!(
             n <= 2 * MAX_GROUP_ROWS,
@@ -123,13 +195,17 @@ impl<'k> GroupKeys<'k> {
             return;
         };
         self.shared = all.all(|k| core::ptr::eq(k, first));
-        self.used = if self.shared { 1 } else { n.div_ceil(2) };
+        self.used = if self.shared {
+            R::SHARED_ROWS
+        } else {
+            n.div_ceil(R::LANES)
+        };
         while self.rows.len() < self.used {
-            self.rows.push(PairKey::default());
+            self.rows.push(R::default());
         }
         if self.shared {
-            if !self.shared_row.is_some_and(|k| core::ptr::eq(k, first)) {
-                self.rows[0].fill(first, first);
+            if self.used > 0 && !self.shared_row.is_some_and(|k| core::ptr::eq(k, first)) {
+                self.rows[0].fill_lanes(&[first; 4][..R::LANES]);
                 self.shared_row = Some(first);
             }
             return;
@@ -137,10 +213,15 @@ impl<'k> GroupKeys<'k> {
         self.shared_row = None;
         let mut keys = keys;
         for row in &mut self.rows[..self.used] {
+            let mut lanes = [first; 4];
             let lo = keys.next().unwrap_or(first);
-            // An odd last lane is paired with itself.
-            let hi = keys.next().unwrap_or(lo);
-            row.fill(lo, hi);
+            lanes[0] = lo;
+            for lane in &mut lanes[1..R::LANES] {
+                // A slot past the last lane takes the row's first lane's key (an odd last
+                // lane is paired with itself).
+                *lane = keys.next().unwrap_or(lo);
+            }
+            row.fill_lanes(&lanes[..R::LANES]);
         }
     }
 
@@ -148,8 +229,8 @@ impl<'k> GroupKeys<'k> {
         self.shared
     }
 
-    /// Rows for the registers from `first` on: the shared row, or the pairs' own.
-    pub(crate) fn rows_from(&self, first: usize) -> &[PairKey] {
+    /// Rows for the registers from `first` on: the shared rows, or the registers' own.
+    pub(crate) fn rows_from(&self, first: usize) -> &[R] {
         if self.shared {
             &self.rows[..self.used]
         } else {
@@ -158,7 +239,7 @@ impl<'k> GroupKeys<'k> {
     }
 }
 
-impl Drop for GroupKeys<'_> {
+impl<R: KeyRow> Drop for GroupKeys<'_, R> {
     fn drop(&mut self) {
         for row in &mut self.rows {
             row.zeroize();
@@ -166,7 +247,7 @@ impl Drop for GroupKeys<'_> {
     }
 }
 
-impl core::fmt::Debug for GroupKeys<'_> {
+impl<R: KeyRow> core::fmt::Debug for GroupKeys<'_, R> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         // Never print key material.
         write!(f, "GroupKeys({} rows)", self.used)

@@ -12,8 +12,17 @@
 //! the ymm kernel, measured on Intel, stays: this one was measured only on Zen 5.
 //!
 //! Lanes of one key take its round keys broadcast; lanes of several keys take the group's
-//! rows of two keys ([`PairKey`], the ymm kernels' own), two rows joined into one zmm row at
-//! each use (a load and an insert per register and round).
+//! rows of four keys ([`QuadKey`], assembled once per group by
+//! [`GroupKeys`](super::GroupKeys)), a row a memory operand of both chains' VAESENC. Until
+//! stop 75 they took the ymm kernels' rows of two keys, joined into a zmm row at each use: a
+//! load and an insert per register and round, and the insert shares the AES units' pipes.
+//! Measured against that (a throw-away patch of the benchmark giving message `i` of each
+//! batch key `i mod 16`; comb engine, batches of 64, encryption, TSC cycles/byte, alternated
+//! runs): CLOC on the realistic mix 0.459-0.461 -> 0.365-0.370, SILC 0.463-0.467 ->
+//! 0.368-0.378 (two quiet pairs); CLOC at 64, 1456 and 8192 bytes 1.92, 0.313 and 0.257 ->
+//! 1.85, 0.220 and 0.174 (one quiet pair; three pairs in a busy spell gave ratios 0.86-0.96,
+//! 0.66-0.74 and 0.61-0.69). With one key, unchanged: CLOC 0.312-0.319 and SILC 0.317-0.324
+//! on the mix either way.
 //!
 //! Measured on that Zen 5 VM (`comb bench`, comb engine, batches of 64, alternated runs
 //! against the build before, time over ECB's in the same run):
@@ -39,7 +48,7 @@ use core::arch::x86_64::*;
 
 use core::marker::PhantomData;
 
-use super::{PairKey, FOLD};
+use super::{QuadKey, FOLD};
 use crate::aes::lanes::FIX1_BIT;
 use crate::aes::{AesKey, ChainLane};
 use crate::block::{Block, BLOCK};
@@ -189,18 +198,16 @@ fn broadcast(k: &[u8; 16]) -> __m512i {
 }
 
 /// The round keys of a call: one key for every lane (`SHARED`: its rows broadcast), or the
-/// group's per-lane rows, two lanes a row ([`PairKey`], as the ymm kernels take them): the
-/// lanes `4r..4r + 4` of register `r` take rows `2r` and `2r + 1`, one zmm row made of two
-/// ymm rows at each use.
+/// group's per-lane rows, four lanes a row ([`QuadKey`]): register `r` takes row `r`.
 #[derive(Clone, Copy)]
 struct QuadKeys<'a> {
     key: &'a AesKey,
-    rows: &'a [PairKey],
+    rows: &'a [QuadKey],
 }
 
 impl QuadKeys<'_> {
     /// Row `i` (round key `i`, or [`FOLD`]) of register `r`'s four lanes. Without `SHARED`,
-    /// `rows` holds row `2r` (every live register's: its first lane's).
+    /// `rows` holds every live register's.
     #[inline]
     #[target_feature(enable = "avx2,avx512f")]
     fn row<const SHARED: bool>(&self, r: usize, i: usize) -> __m512i {
@@ -211,9 +218,7 @@ impl QuadKeys<'_> {
                 &self.key.enc.0[i]
             })
         } else {
-            let lo = self.rows[2 * r].row(i);
-            let hi = self.rows[(2 * r + 1).min(self.rows.len() - 1)].row(i);
-            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(lo), hi)
+            self.rows[r].row(i)
         }
     }
 }
@@ -340,14 +345,15 @@ unsafe fn steps<const K: usize, const SHARED: bool, const DEC: bool>(
 /// # Safety
 /// `lanes.len() == macs.len()` is `1..=4 * CFB_MAC_QUADS`; every lane's key has `lanes[0]`'s
 /// round count; with `SHARED` every lane's key is `lanes[0]`'s (the same reference), else
-/// `rows` holds the rows of these lanes, two a row (`rows[j]` for lanes `2j`, `2j + 1`, as
-/// [`super::GroupKeys`] makes them); lanes in order of non-increasing `io.len.div_ceil(16)`,
-/// each with `blocks == io.len / 16` and its `io.len` bytes inside its input and output.
+/// `rows` holds the rows of these lanes, four a row (`rows[r]` for lanes `4r..4r + 4`, as a
+/// [`GroupKeys`](super::GroupKeys) of [`QuadKey`] rows makes them); lanes in order of
+/// non-increasing `io.len.div_ceil(16)`, each with `blocks == io.len / 16` and its `io.len`
+/// bytes inside its input and output.
 pub(crate) unsafe fn cfb_mac_quads<const SHARED: bool, const DEC: bool>(
     _t: VaesZmmToken,
     lanes: &mut [ChainLane<'_>],
     macs: &mut [Block],
-    rows: &[PairKey],
+    rows: &[QuadKey],
 ) {
     // SAFETY: the token proves AVX2, VAES, AES-NI and AVX-512F, VL and BW; the rest is this
     // function's contract.
@@ -362,7 +368,7 @@ pub(crate) unsafe fn cfb_mac_quads<const SHARED: bool, const DEC: bool>(
 unsafe fn quads_kernel<const SHARED: bool, const DEC: bool>(
     lanes: &mut [ChainLane<'_>],
     macs: &mut [Block],
-    rows: &[PairKey],
+    rows: &[QuadKey],
 ) {
     const MAX: usize = CFB_MAC_QUADS;
     let steps_of = |l: &ChainLane<'_>| l.io.len.div_ceil(BLOCK);
@@ -372,8 +378,8 @@ unsafe fn quads_kernel<const SHARED: bool, const DEC: bool>(
     debug_assert!(!SHARED || lanes.iter().all(|l| core::ptr::eq(l.key, lanes[0].key)));
     debug_assert!(lanes.iter().all(|l| l.blocks == l.io.len / BLOCK));
     let rounds = lanes[0].key.rounds.min(14);
-    // Rows of every live register: `2r` for its first lane `4r`.
-    assert!(SHARED || rows.len() >= n.div_ceil(2));
+    // Rows of every live register.
+    assert!(SHARED || rows.len() >= n.div_ceil(4));
     let keys = QuadKeys {
         key: lanes[0].key,
         rows,
