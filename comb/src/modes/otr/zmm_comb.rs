@@ -183,19 +183,32 @@ unsafe fn wipe_secrets(_z: VaesZmmToken, sec: &mut Secrets) {
     core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
 
-/// The round keys of a chunk's lanes: the jobs' one key, or (jobs of several keys) for each
-/// register the four lanes' round keys side by side, `rows[r][t]` = round key `t` of lanes
-/// `4r .. 4r + 4`; the rows wiped on drop.
-struct Keys<'k> {
+/// Rows of round keys for each register of a chunk: `rows[r][t]` = round key `t` of lanes
+/// `4r .. 4r + 4`.
+type Rows = [[__m512i; 11]; REGS];
+
+/// The round keys of a chunk's lanes: the jobs' one key, or (jobs of several keys) their
+/// [`Rows`], wiped on drop. The rows live in the caller's stack storage, written only for
+/// several keys: one-key chunks neither fill nor wipe 5.6 KiB. They were on the heap, zeroed
+/// before filling: with key `i mod 16` for job `i` (a throw-away patch of the benchmark),
+/// `malloc`, its consolidation and the `memset` took 3.5% of OTR's samples on the realistic
+/// mix. On the stack (comb engine, batches of 64, TSC cycles/byte, three alternated pairs):
+/// the mix 0.285-0.292 -> 0.258-0.259, 64-byte messages 1.64-1.65 -> 1.42-1.43, 1456 bytes
+/// 0.176-0.177 -> 0.165-0.169; one key 0.244-0.248 -> 0.248-0.252 on the mix.
+struct Keys<'k, 'r> {
     shared: Option<&'k AesKey>,
-    /// Only for several keys, on the heap: one-key chunks neither zero nor wipe 5.6 KiB.
-    rows: Option<Box<[[__m512i; 11]; REGS]>>,
+    rows: Option<&'r mut Rows>,
 }
 
-impl<'k> Keys<'k> {
+impl<'k, 'r> Keys<'k, 'r> {
     /// The keys of lanes `0..lanes.len()` (`lanes[j]`: the job of lane `j`); lanes past them
-    /// take the first lane's.
-    fn of(z: VaesZmmToken, jobs: &[Prepared<'k>], lanes: &[usize]) -> Keys<'k> {
+    /// take the first lane's. Several keys fill `storage`.
+    fn of(
+        z: VaesZmmToken,
+        jobs: &[Prepared<'k>],
+        lanes: &[usize],
+        storage: &'r mut core::mem::MaybeUninit<Rows>,
+    ) -> Keys<'k, 'r> {
         let first = jobs[lanes[0]].lane.key;
         if jobs.iter().all(|j| core::ptr::eq(j.lane.key, first)) {
             return Keys {
@@ -203,11 +216,13 @@ impl<'k> Keys<'k> {
                 rows: None,
             };
         }
-        // SAFETY: zeroed vectors are valid.
-        let mut rows: Box<[[__m512i; 11]; REGS]> = Box::new(unsafe { core::mem::zeroed() });
         let key = |j: usize| lanes.get(j).map_or(first, |&job| jobs[job].lane.key);
-        // SAFETY: the token proves AVX-512F.
-        unsafe { fill_rows(z, &mut rows, lanes.len().div_ceil(4), key) };
+        // SAFETY: the token proves AVX-512F; `fill_rows` writes every row of every register,
+        // so the storage is initialised after it.
+        let rows = unsafe {
+            fill_rows(z, storage.as_mut_ptr(), key);
+            storage.assume_init_mut()
+        };
         Keys {
             shared: None,
             rows: Some(rows),
@@ -215,32 +230,29 @@ impl<'k> Keys<'k> {
     }
 }
 
-impl Drop for Keys<'_> {
+impl Drop for Keys<'_, '_> {
     fn drop(&mut self) {
         if let Some(rows) = &mut self.rows {
             for v in rows.as_flattened_mut() {
-                // SAFETY: a plain store to a register-sized local.
+                // SAFETY: a plain store to a register-sized element of the rows.
                 unsafe { core::ptr::write_volatile(v, core::mem::zeroed()) };
             }
         }
     }
 }
 
-/// `rows[r][t]` = round key `t` of the keys of lanes `4r .. 4r + 4`, for `r < regs`.
+/// `rows[r][t]` = round key `t` of the keys of lanes `4r .. 4r + 4`, for every register.
 ///
 /// # Safety
-/// AVX-512F (the token).
+/// AVX-512F (the token); `rows` valid for writes.
 #[target_feature(enable = "avx2,avx512f")]
-unsafe fn fill_rows<'k>(
-    _z: VaesZmmToken,
-    rows: &mut [[__m512i; 11]; REGS],
-    regs: usize,
-    key: impl Fn(usize) -> &'k AesKey,
-) {
-    for (r, row) in rows.iter_mut().enumerate().take(regs) {
+unsafe fn fill_rows<'k>(_z: VaesZmmToken, rows: *mut Rows, key: impl Fn(usize) -> &'k AesKey) {
+    for r in 0..REGS {
         let k: [&AesKey; 4] = core::array::from_fn(|q| key(4 * r + q));
-        for (t, rt) in row.iter_mut().enumerate() {
-            *rt = join(core::array::from_fn(|q| rk(k[q], t)));
+        for t in 0..11 {
+            let v = join(core::array::from_fn(|q| rk(k[q], t)));
+            // SAFETY: row `t < 11` of register `r < REGS`, inside `rows` (caller).
+            unsafe { rows.cast::<__m512i>().add(11 * r + t).write(v) };
         }
     }
 }
@@ -357,7 +369,8 @@ fn run<const DEC: bool>(
             sec.ta[lane] = st.0[ln.job[lane]].ta.to_be_bytes();
         }
     }
-    let keys = Keys::of(z, jobs, &ln.job[..n]);
+    let mut rows = core::mem::MaybeUninit::uninit();
+    let keys = Keys::of(z, jobs, &ln.job[..n], &mut rows);
     // SAFETY: the token proves AVX-512F/VL/BW, VAES and AES-NI (and `Kernels` SSSE3); every
     // lane's pairs and last chunk lie inside its input and output (asserted above: `PAIR ·
     // ell + last = len <= out_cap`); `SHARED` as `keys` is.
@@ -452,7 +465,7 @@ macro_rules! rows_lines {
 /// AVX-512F, VAES; the keys have 10 rounds; `SHARED` iff one key, else rows `0..R` filled.
 #[inline]
 #[target_feature(enable = "avx512f,vaes")]
-unsafe fn enc128<const R: usize, const SHARED: bool>(x: &mut [__m512i; R], keys: &Keys<'_>) {
+unsafe fn enc128<const R: usize, const SHARED: bool>(x: &mut [__m512i; R], keys: &Keys<'_, '_>) {
     if SHARED {
         // Outside the windows' steps LLVM's own schedule of the rounds serves.
         let key = keys.shared.expect("SHARED: one key");
@@ -470,7 +483,7 @@ unsafe fn enc128<const R: usize, const SHARED: bool>(x: &mut [__m512i; R], keys:
 /// As [`enc128`], and `SHARED` as above.
 #[inline]
 #[target_feature(enable = "avx512f,vaes")]
-unsafe fn enc128_in<const R: usize, const SHARED: bool>(x: &mut [__m512i; R], keys: &Keys<'_>) {
+unsafe fn enc128_in<const R: usize, const SHARED: bool>(x: &mut [__m512i; R], keys: &Keys<'_, '_>) {
     // SAFETY (all arms): the round keys are 11 readable rows (16 bytes shared, 64 bytes a
     // register's); the registers are `x`'s own.
     if SHARED {
@@ -567,7 +580,7 @@ unsafe fn passes<const DEC: bool, const SHARED: bool>(
     z: VaesZmmToken,
     jobs: &[Prepared<'_>],
     ln: &Lanes,
-    keys: &Keys<'_>,
+    keys: &Keys<'_, '_>,
     formats: &[u128; LANES],
     any_ad: bool,
     sec: &mut Secrets,
@@ -620,7 +633,7 @@ unsafe fn passes<const DEC: bool, const SHARED: bool>(
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,vaes,aes")]
 unsafe fn masks<const SHARED: bool>(
     _z: VaesZmmToken,
-    key: &Keys<'_>,
+    key: &Keys<'_, '_>,
     formats: &[u128; LANES],
     regs: usize,
     m: &mut [__m512i; REGS],
@@ -631,7 +644,7 @@ unsafe fn masks<const SHARED: bool>(
         *xr = bswap4(unsafe { _mm512_loadu_si512(formats[4 * r..].as_ptr().cast()) });
     }
     // SAFETY: the caller's features; 10-round keys (`try_run`); rows, if any, for all eight
-    // registers (zero past `regs`: those registers' outputs are not used).
+    // registers (the first lane's keys past `regs`: those registers' outputs are not used).
     unsafe { enc128::<REGS, SHARED>(&mut x, key) };
     for r in 0..regs {
         m[r] = bswap4(x[r]);
@@ -646,7 +659,7 @@ unsafe fn masks<const SHARED: bool>(
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,vaes,aes")]
 unsafe fn window<const R: usize, const DEC: bool, const SHARED: bool>(
     _z: VaesZmmToken,
-    key: &Keys<'_>,
+    key: &Keys<'_, '_>,
     ln: &Lanes,
     sec: &mut Secrets,
     from: usize,
@@ -785,7 +798,7 @@ unsafe fn last_inputs(ln: &Lanes, j: usize) -> LastInputs {
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,vaes,aes")]
 unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
     _z: VaesZmmToken,
-    key: &Keys<'_>,
+    key: &Keys<'_, '_>,
     ln: &Lanes,
     any_ad: bool,
     sec: &mut Secrets,
