@@ -7,7 +7,7 @@
 //! one `Anchor::run` over the whole batch. Outputs are brought back by [`Prepared::collect`]
 //! and compared with the sequential engine's before anything is timed, like every engine's.
 
-use super::engines::{Batch, BenchEngine, Prepared};
+use super::engines::{Batch, BenchEngine, KeySet, Prepared};
 use comb::{Algorithm, Op};
 use comb_anchors::{Anchor, Msg};
 
@@ -48,14 +48,18 @@ impl BenchEngine for AnchorEngine {
         &self,
         alg: Algorithm,
         op: Op,
-        key: &[u8],
+        keys: &KeySet,
         _lanes: Option<usize>,
     ) -> Result<Box<dyn Prepared>, String> {
+        // One key a batch (the default `takes_keys`): the suite skips the others.
+        if keys.count() != 1 {
+            return Err(format!("{} takes one key a batch", self.name));
+        }
         Ok(Box::new(AnchorPrepared {
             name: self.name.clone(),
             alg,
             op,
-            key: key.to_vec(),
+            key: keys.of(0).to_vec(),
             slots: Vec::new(),
         }))
     }

@@ -19,6 +19,45 @@ pub const BUILTIN: &[&str] = &["sequential", "comb"];
 /// Engines provided by the `anchors` feature (crate `comb-anchors`).
 pub const ANCHORS: &[&str] = &["openssl", "ipsec-mb", "rustcrypto"];
 
+/// The keys of a configuration: message `i` of every batch takes key `i mod n` (`--keys n`),
+/// as a batch of packets of `n` flows would.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct KeySet(Vec<Vec<u8>>);
+
+impl KeySet {
+    /// One key for every message.
+    #[cfg(test)]
+    pub fn one(key: &[u8]) -> KeySet {
+        KeySet(vec![key.to_vec()])
+    }
+
+    /// `keys` in turn, message by message (at least one, all of one length).
+    pub fn cycle(keys: Vec<Vec<u8>>) -> KeySet {
+        assert!(!keys.is_empty(), "at least one key");
+        assert!(
+            keys.iter().all(|k| k.len() == keys[0].len()),
+            "keys of one length"
+        );
+        KeySet(keys)
+    }
+
+    /// How many keys.
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The key of message `i`.
+    #[cfg(any(test, feature = "anchors"))]
+    pub fn of(&self, i: usize) -> &[u8] {
+        &self.0[i % self.0.len()]
+    }
+
+    /// The keys in turn order.
+    pub fn all(&self) -> &[Vec<u8>] {
+        &self.0
+    }
+}
+
 /// The data of one call: input `i` of `data` (with `ivs[i]`, and for AEAD modes the associated
 /// data `ad.get(i)`) is processed into output `i` (cipher modes) or `tags[i]` (MACs:
 /// written on encrypt, checked on decrypt).
@@ -85,12 +124,17 @@ pub trait BenchEngine {
     /// The lane count used for `alg`/`op` when `lanes` is `None` (its default).
     fn default_lanes(&self, alg: Algorithm, op: Op) -> Option<usize>;
 
+    /// Whether this engine takes batches of `n` keys ([`KeySet`]); by default only one.
+    fn takes_keys(&self, n: usize) -> bool {
+        n == 1
+    }
+
     /// Untimed setup for one configuration: key expansion, contexts, the lane count.
     fn prepare(
         &self,
         alg: Algorithm,
         op: Op,
-        key: &[u8],
+        keys: &KeySet,
         lanes: Option<usize>,
     ) -> Result<Box<dyn Prepared>, String>;
 }
@@ -178,20 +222,32 @@ impl BenchEngine for Ours {
         self.batch_path.then(|| self.engine.lanes(alg, op))
     }
 
+    fn takes_keys(&self, _n: usize) -> bool {
+        true
+    }
+
     fn prepare(
         &self,
         alg: Algorithm,
         op: Op,
-        key: &[u8],
+        keys: &KeySet,
         lanes: Option<usize>,
     ) -> Result<Box<dyn Prepared>, String> {
         let engine = match lanes {
             Some(p) if self.batch_path => self.engine.with_lanes(p).map_err(|e| e.to_string())?,
             _ => self.engine,
         };
+        let mut keys = keys
+            .all()
+            .iter()
+            .map(|k| AesKey::new(k).map_err(|e| e.to_string()));
+        let key = keys
+            .next()
+            .unwrap_or_else(|| unreachable!("a KeySet has a key"))?;
         Ok(Box::new(OursPrepared {
             engine,
-            key: AesKey::new(key).map_err(|e| e.to_string())?,
+            key,
+            more: keys.collect::<Result<Vec<_>, _>>()?,
             alg,
             op,
             batch_path: self.batch_path,
@@ -201,7 +257,11 @@ impl BenchEngine for Ours {
 
 struct OursPrepared {
     engine: Engine,
+    /// The first key, in place as before `--keys` existed (in a vector, the one-key runs of
+    /// 64-byte AEAD batches timed 15% slower).
     key: AesKey,
+    /// The other keys: message `i` takes key `i mod (1 + more.len())`, the first one `key`.
+    more: Vec<AesKey>,
     alg: Algorithm,
     op: Op,
     batch_path: bool,
@@ -213,11 +273,11 @@ impl Prepared for OursPrepared {
         // keep them: a vector of them was a heap allocation and free per call.
         let results = if b.data.len() <= STACK_JOBS {
             let mut jobs = arrayvec::ArrayVec::<Job<'_>, STACK_JOBS>::new();
-            self.build_jobs(b, &mut jobs);
+            self.jobs_of(b, &mut jobs);
             self.process(&mut jobs)
         } else {
             let mut jobs = Vec::with_capacity(b.data.len());
-            self.build_jobs(b, &mut jobs);
+            self.jobs_of(b, &mut jobs);
             self.process(&mut jobs)
         };
         let mut ok = true;
@@ -235,44 +295,110 @@ impl Prepared for OursPrepared {
 const STACK_JOBS: usize = 64;
 
 impl OursPrepared {
-    /// One job per message of `b`, appended to `jobs`.
+    /// One job per message of `b`, appended to `jobs`: under the one key, or the keys in turn.
+    fn jobs_of<'a>(&'a self, b: &'a mut Batch, jobs: &mut impl Extend<Job<'a>>) {
+        if self.more.is_empty() {
+            self.build_jobs(b, jobs);
+            return;
+        }
+        let n = b.data.len();
+        let keys = core::iter::once(&self.key)
+            .chain(&self.more)
+            .cycle()
+            .take(n);
+        if n <= STACK_JOBS {
+            let turn: arrayvec::ArrayVec<&AesKey, STACK_JOBS> = keys.collect();
+            self.build_keyed_jobs(b, jobs, &turn);
+        } else {
+            let turn: Vec<&AesKey> = keys.collect();
+            self.build_keyed_jobs(b, jobs, &turn);
+        }
+    }
+
+    /// One job per message of `b` under `key`, appended to `jobs`.
+    ///
+    /// [`OursPrepared::build_keyed_jobs`] does the same with a key per message; the one-key
+    /// jobs are not built through it (each message's key taken from a slice, or from an
+    /// iterator beside the messages', timed 64-byte AEAD batches 15-25% slower).
     fn build_jobs<'a>(&'a self, b: &'a mut Batch, jobs: &mut impl Extend<Job<'a>>) {
         let key = &self.key;
         if self.alg.is_mac() {
             for (m, t) in b.data.inputs().zip(b.tags.iter_mut()) {
-                let tag = match self.op {
-                    Op::Encrypt => Tag::Out(&mut t[..]),
-                    Op::Decrypt => Tag::In(&t[..]),
-                };
-                jobs.extend(Some(Job::mac(key, m).with_tag(tag)));
+                jobs.extend(Some(Job::mac(key, m).with_tag(self.mac_tag(t))));
             }
         } else {
-            // The algorithm's usual IV length (16; AES-GCM's 12-byte nonce) from the 16 bytes.
-            // Everything that depends only on the algorithm is settled here, once per call:
-            // inside the loop it was a branch or table lookup per message.
-            let iv_len = self.alg.iv_len();
-            // AEAD: the detached tag (the algorithm's default length; Julius has none),
-            // written on encrypt, checked on decrypt.
-            let tag_len = match self.alg.tag_lens() {
-                Some((_, _, d)) if self.alg.is_aead() => d,
-                _ => 0,
-            };
+            let (iv_len, tag_len) = self.iv_and_tag_lens();
             let ad = &b.ad;
             let ads = (0..b.ivs.len()).map(|i| ad.get(i));
             let io = b.data.io_mut().zip(&b.ivs).zip(ads);
             let base =
                 io.map(|(((m, o), iv), a)| Job::copy(key, m, o).with_ad(a).with_iv(&iv[..iv_len]));
-            match (tag_len, self.op) {
-                (0, _) => jobs.extend(base),
-                (_, Op::Encrypt) => jobs.extend(
-                    base.zip(b.tags.iter_mut())
-                        .map(|(job, t)| job.with_tag(Tag::Out(&mut t[..tag_len]))),
-                ),
-                (_, Op::Decrypt) => jobs.extend(
-                    base.zip(b.tags.iter())
-                        .map(|(job, t)| job.with_tag(Tag::In(&t[..tag_len]))),
-                ),
+            self.extend_tagged(jobs, base, &mut b.tags, tag_len);
+        }
+    }
+
+    /// [`OursPrepared::build_jobs`] with message `i` under `keys[i]`.
+    fn build_keyed_jobs<'a>(
+        &'a self,
+        b: &'a mut Batch,
+        jobs: &mut impl Extend<Job<'a>>,
+        keys: &[&'a AesKey],
+    ) {
+        if self.alg.is_mac() {
+            for ((m, t), &key) in b.data.inputs().zip(b.tags.iter_mut()).zip(keys) {
+                jobs.extend(Some(Job::mac(key, m).with_tag(self.mac_tag(t))));
             }
+        } else {
+            let (iv_len, tag_len) = self.iv_and_tag_lens();
+            let ad = &b.ad;
+            let ads = (0..b.ivs.len()).map(|i| ad.get(i));
+            let io = b.data.io_mut().zip(&b.ivs).zip(ads).zip(keys);
+            let base = io.map(|((((m, o), iv), a), &key)| {
+                Job::copy(key, m, o).with_ad(a).with_iv(&iv[..iv_len])
+            });
+            self.extend_tagged(jobs, base, &mut b.tags, tag_len);
+        }
+    }
+
+    /// A MAC's tag: written on encrypt, checked on decrypt.
+    fn mac_tag<'a>(&self, t: &'a mut [u8; 16]) -> Tag<'a> {
+        match self.op {
+            Op::Encrypt => Tag::Out(&mut t[..]),
+            Op::Decrypt => Tag::In(&t[..]),
+        }
+    }
+
+    /// The algorithm's usual IV length (16; AES-GCM's 12-byte nonce) from the 16 bytes, and
+    /// for AEAD modes the detached tag's (the algorithm's default length; Julius has none; 0
+    /// for the others). Settled once per call: inside the loop it was a branch or table
+    /// lookup per message.
+    fn iv_and_tag_lens(&self) -> (usize, usize) {
+        let tag_len = match self.alg.tag_lens() {
+            Some((_, _, d)) if self.alg.is_aead() => d,
+            _ => 0,
+        };
+        (self.alg.iv_len(), tag_len)
+    }
+
+    /// Appends the jobs of `base` to `jobs`, each with its detached tag (`tag_len` bytes of
+    /// `tags`, written on encrypt, checked on decrypt), or none when `tag_len` is 0.
+    fn extend_tagged<'a>(
+        &self,
+        jobs: &mut impl Extend<Job<'a>>,
+        base: impl Iterator<Item = Job<'a>>,
+        tags: &'a mut [[u8; 16]],
+        tag_len: usize,
+    ) {
+        match (tag_len, self.op) {
+            (0, _) => jobs.extend(base),
+            (_, Op::Encrypt) => jobs.extend(
+                base.zip(tags.iter_mut())
+                    .map(|(job, t)| job.with_tag(Tag::Out(&mut t[..tag_len]))),
+            ),
+            (_, Op::Decrypt) => jobs.extend(
+                base.zip(tags.iter())
+                    .map(|(job, t)| job.with_tag(Tag::In(&t[..tag_len]))),
+            ),
         }
     }
 
@@ -299,11 +425,11 @@ pub fn ad_len_for(alg: Algorithm, ad_len: usize) -> usize {
 /// random data, IVs and (AEAD modes, [`ad_len_for`]) `ad_len` bytes of associated data per
 /// message from `seed`. Decryption inputs are made valid where validity matters: PKCS#7
 /// ciphertexts are encryptions of random plaintexts one byte shorter, and CMAC verification
-/// and AEAD decryption get the right tags.
+/// and AEAD decryption get the right tags (message `i` under key `keys.of(i)`).
 pub fn build_batches(
     alg: Algorithm,
     op: Op,
-    key: &[u8],
+    keys: &KeySet,
     raw: &[Vec<usize>],
     seed: u64,
     ad_len: usize,
@@ -363,7 +489,7 @@ pub fn build_batches(
             }
             enc.ivs.clone_from(&b.ivs);
             enc.ad.clone_from(&b.ad);
-            let mut p = Ours::new(false)?.prepare(alg, Op::Encrypt, key, None)?;
+            let mut p = Ours::new(false)?.prepare(alg, Op::Encrypt, keys, None)?;
             if !p.run(0, &mut enc) {
                 return Err(format!("{}: preparing decryption inputs failed", alg.id()));
             }
@@ -401,10 +527,10 @@ pub fn verify(
     engine_name: &str,
     alg: Algorithm,
     op: Op,
-    key: &[u8],
+    keys: &KeySet,
     batches: &[Batch],
 ) -> Result<(), String> {
-    let mut reference = Ours::new(false)?.prepare(alg, op, key, None)?;
+    let mut reference = Ours::new(false)?.prepare(alg, op, keys, None)?;
     for (bi, b) in batches.iter().enumerate() {
         let mut want = b.clone();
         if !reference.run(bi, &mut want) {
@@ -461,9 +587,10 @@ mod tests {
         let comb = by_name("comb").unwrap();
         for &alg in Algorithm::ALL {
             let key = vec![7u8; alg.key_lens()[0]];
+            let keys = KeySet::one(&key);
             for op in [Op::Encrypt, Op::Decrypt] {
                 for ad_len in [0, 13] {
-                    let batches = build_batches(alg, op, &key, &raw, 1, ad_len).unwrap();
+                    let batches = build_batches(alg, op, &keys, &raw, 1, ad_len).unwrap();
                     for (b, r) in batches.iter().zip(&raw) {
                         assert_eq!(b.data.len(), r.len());
                         if alg.needs_whole_blocks(op) {
@@ -472,10 +599,48 @@ mod tests {
                         let want = ad_len_for(alg, ad_len);
                         assert!((0..r.len()).all(|i| b.ad.get(i).len() == want));
                     }
-                    let mut p = comb.prepare(alg, op, &key, Some(3)).unwrap();
+                    let mut p = comb.prepare(alg, op, &keys, Some(3)).unwrap();
                     load_pool(p.as_mut(), &batches).unwrap();
-                    verify(p.as_mut(), "comb", alg, op, &key, &batches).unwrap();
+                    verify(p.as_mut(), "comb", alg, op, &keys, &batches).unwrap();
                 }
+            }
+        }
+    }
+
+    /// `--keys`: with three keys in turn, every mode's batch path agrees with the sequential
+    /// engine (decryption inputs made under the same keys), and the keys reach the jobs:
+    /// message 0 is as under the first key alone, messages 1 and 2 are not.
+    #[test]
+    fn several_keys_reach_the_jobs() {
+        let raw = vec![vec![40, 100, 1400, 33, 0]];
+        let comb = by_name("comb").unwrap();
+        for &alg in Algorithm::ALL {
+            let n = alg.key_lens()[0];
+            let keys = KeySet::cycle((1..=3).map(|k| vec![k as u8; n]).collect());
+            let first = KeySet::one(keys.of(0));
+            assert_eq!((keys.count(), keys.of(4)), (3, keys.of(1)));
+            for op in [Op::Encrypt, Op::Decrypt] {
+                let batches = build_batches(alg, op, &keys, &raw, 3, 0).unwrap();
+                let mut p = comb.prepare(alg, op, &keys, None).unwrap();
+                load_pool(p.as_mut(), &batches).unwrap();
+                verify(p.as_mut(), "comb", alg, op, &keys, &batches).unwrap();
+            }
+            let run = |k: &KeySet| {
+                let mut b = build_batches(alg, Op::Encrypt, &keys, &raw, 3, 0)
+                    .unwrap()
+                    .remove(0);
+                let mut p = by_name("sequential")
+                    .unwrap()
+                    .prepare(alg, Op::Encrypt, k, None)
+                    .unwrap();
+                assert!(p.run(0, &mut b), "{}", alg.id());
+                b
+            };
+            let (all, one) = (run(&keys), run(&first));
+            let out = |b: &Batch, i: usize| (b.tags[i], b.data.output(i).to_vec());
+            assert_eq!(out(&all, 0), out(&one, 0), "{}", alg.id());
+            for i in 1..3 {
+                assert_ne!(out(&all, i), out(&one, i), "{} message {i}", alg.id());
             }
         }
     }
@@ -487,13 +652,14 @@ mod tests {
         let raw = vec![vec![0, 40, 1400]];
         for &alg in Algorithm::ALL.iter().filter(|a| a.is_aead()) {
             let key = vec![3u8; alg.key_lens()[0]];
+            let keys = KeySet::one(&key);
             let run = |ad_len: usize| {
-                let mut b = build_batches(alg, Op::Encrypt, &key, &raw, 5, ad_len)
+                let mut b = build_batches(alg, Op::Encrypt, &keys, &raw, 5, ad_len)
                     .unwrap()
                     .remove(0);
                 let mut p = by_name("sequential")
                     .unwrap()
-                    .prepare(alg, Op::Encrypt, &key, None)
+                    .prepare(alg, Op::Encrypt, &keys, None)
                     .unwrap();
                 assert!(p.run(0, &mut b), "{}", alg.id());
                 b
@@ -511,20 +677,26 @@ mod tests {
                     alg.id()
                 );
             }
-            let dec = build_batches(alg, Op::Decrypt, &key, &raw, 5, 13).unwrap();
+            let dec = build_batches(alg, Op::Decrypt, &keys, &raw, 5, 13).unwrap();
             let mut p = by_name("comb")
                 .unwrap()
-                .prepare(alg, Op::Decrypt, &key, None)
+                .prepare(alg, Op::Decrypt, &keys, None)
                 .unwrap();
             let mut b = dec[0].clone();
             assert!(p.run(0, &mut b), "{}: decryption with AD", alg.id());
         }
-        assert!(
-            build_batches(Algorithm::AesCbc, Op::Encrypt, &[0; 16], &raw, 5, 13).unwrap()[0]
-                .ad
-                .get(1)
-                .is_empty()
-        );
+        assert!(build_batches(
+            Algorithm::AesCbc,
+            Op::Encrypt,
+            &KeySet::one(&[0; 16]),
+            &raw,
+            5,
+            13
+        )
+        .unwrap()[0]
+            .ad
+            .get(1)
+            .is_empty());
     }
 
     // With the anchors feature: every anchor agrees with the sequential engine wherever it
@@ -537,15 +709,16 @@ mod tests {
             let Ok(engine) = by_name(name) else { continue };
             for &alg in Algorithm::ALL {
                 let key = vec![9u8; alg.key_lens()[0]];
+                let keys = KeySet::one(&key);
                 for op in [Op::Encrypt, Op::Decrypt] {
                     if !engine.supports(alg, op) {
                         continue;
                     }
                     for ad_len in [0, 13] {
-                        let batches = build_batches(alg, op, &key, &raw, 2, ad_len).unwrap();
-                        let mut p = engine.prepare(alg, op, &key, None).unwrap();
+                        let batches = build_batches(alg, op, &keys, &raw, 2, ad_len).unwrap();
+                        let mut p = engine.prepare(alg, op, &keys, None).unwrap();
                         load_pool(p.as_mut(), &batches).unwrap_or_else(|e| panic!("{name}: {e}"));
-                        verify(p.as_mut(), name, alg, op, &key, &batches)
+                        verify(p.as_mut(), name, alg, op, &keys, &batches)
                             .unwrap_or_else(|e| panic!("{name}: {e}"));
                     }
                 }
@@ -566,14 +739,15 @@ mod tests {
             }
         }
         let key = [1u8; 16];
+        let keys = KeySet::one(&key);
         let batches =
-            build_batches(Algorithm::AesCtr, Op::Encrypt, &key, &[vec![32]], 0, 0).unwrap();
+            build_batches(Algorithm::AesCtr, Op::Encrypt, &keys, &[vec![32]], 0, 0).unwrap();
         let e = verify(
             &mut Broken,
             "broken",
             Algorithm::AesCtr,
             Op::Encrypt,
-            &key,
+            &keys,
             &batches,
         )
         .unwrap_err();

@@ -57,6 +57,10 @@ pub const BATCH: usize = 64;
 /// Most associated data per message `--ad-len` takes (1 MiB): every batch of the pool holds
 /// a copy for each message, so a mistyped size would otherwise exhaust memory.
 pub const MAX_AD_LEN: usize = 1 << 20;
+
+/// Most keys a batch (`--keys`): enough for a key per message of any sensible batch, few
+/// enough that expanding them all stays instant.
+pub const MAX_KEYS: usize = 4096;
 /// Default fixed lengths.
 pub const LENGTHS: [usize; 5] = [128, 256, 512, 1024, 2048];
 /// Lengths of the cycles-per-byte-against-length plot and the heat map (papers/000 Fig. 3–4).
@@ -181,6 +185,9 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
     if ![128, 192, 256].contains(&a.key_bits) {
         return Err(format!("--key-bits {} (128, 192 or 256)", a.key_bits));
     }
+    if !(1..=MAX_KEYS).contains(&a.keys) {
+        return Err(format!("--keys {} (1 to {MAX_KEYS})", a.keys));
+    }
     let quick = a.quick;
     let samples = a
         .samples
@@ -219,7 +226,8 @@ pub fn plan(a: &Options) -> Result<Plan, String> {
         && a.lengths_file.is_none()
         && a.batch.is_none()
         && a.lanes.is_none()
-        && a.ad_len == 0;
+        && a.ad_len == 0
+        && a.keys == 1;
     let kind = if a.paper {
         Kind::Paper
     } else if main {
@@ -376,6 +384,12 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         .collect::<Result<_, _>>()?;
     let backend = comb::Engine::new().map_err(|e| e.to_string())?.backend();
     let mut notes: Vec<String> = Vec::new();
+    if a.keys > 1 {
+        notes.push(format!(
+            "--keys {0}: message i of each batch under key i mod {0}",
+            a.keys
+        ));
+    }
     let tuned = match comb::Tuning::load() {
         Ok(Some(t)) => {
             let path = comb::Tuning::path()
@@ -397,6 +411,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
     let common = Common {
         batch: plan.batch,
         key_bits: a.key_bits,
+        keys: a.keys,
         ad_len: a.ad_len,
         seed: a.seed,
         warmup: plan.warmup,
@@ -690,6 +705,9 @@ mod tests {
         assert!(plan_of(&["--dist", "file"]).is_err());
         assert!(plan_of(&["--lanes", "0"]).is_err());
         assert!(plan_of(&["--key-bits", "100"]).is_err());
+        assert!(plan_of(&["--keys", "0"]).is_err());
+        assert!(plan_of(&["--keys", "4097"]).is_err());
+        assert!(plan_of(&["--keys", "16"]).is_ok());
         assert!(plan_of(&["--batch", "0"]).is_err());
         assert!(plan_of(&["--alg", "aes-xts"]).is_err());
         assert!(plan_of(&["--lengths-file", "/nonexistent/lengths"]).is_err());

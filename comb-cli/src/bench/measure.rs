@@ -131,6 +131,8 @@ pub struct Config {
     pub lanes: Option<usize>,
     pub lane_source: LaneSource,
     pub key_bits: usize,
+    /// Keys a batch (`--keys`).
+    pub keys: usize,
     /// Threads running the configuration at once (aggregate cycles per byte).
     pub threads: usize,
     /// Whether key expansion is inside each timed call.
@@ -170,6 +172,7 @@ impl Config {
             lanes,
             lane_source,
             key_bits,
+            keys: 1,
             threads: 1,
             key_setup: false,
             calls: 0,

@@ -155,6 +155,11 @@ pub struct Options {
     /// AES key size in bits: 128, 192 or 256.
     #[arg(long, value_name = "BITS", default_value_t = 128)]
     pub key_bits: usize,
+    /// Keys a batch: message `i` of each batch takes key `i mod N` (all from the seed), as
+    /// packets of N flows would. Our engines only: the anchors take one key a batch and are
+    /// left out. At most 4096.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub keys: usize,
 }
 
 /// `comb tune`: find the best lane count per chained mode and store it.

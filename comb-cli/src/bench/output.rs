@@ -67,6 +67,8 @@ pub struct ResultRow {
     pub lane_source: String,
     pub mean_len: f64,
     pub key_bits: usize,
+    /// Keys a batch: message `i` under key `i mod keys` (`--keys`).
+    pub keys: usize,
     pub threads: usize,
     pub key_setup: bool,
     pub cpb_tsc_q1: f64,
@@ -97,6 +99,7 @@ impl ResultRow {
             lane_source: c.lane_source.name().to_string(),
             mean_len: round6(c.mean_len),
             key_bits: c.key_bits,
+            keys: c.keys,
             threads: c.threads,
             key_setup: c.key_setup,
             cpb_tsc_q1: round6(m.tsc.q1),

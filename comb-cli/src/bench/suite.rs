@@ -1,7 +1,7 @@
 //! From options to configurations: a [`Sweep`] (algorithms × operations × workloads ×
 //! engines × lane counts) becomes verified, ready-to-time [`Task`]s.
 
-use super::engines::{self, BenchEngine};
+use super::engines::{self, BenchEngine, KeySet};
 use super::measure::{BatchSampler, Config, LaneSource, Task};
 use super::spec::{mode_key, LaneSpec};
 use super::workload::{Dist, Rng};
@@ -11,6 +11,8 @@ use comb::{Algorithm, Op};
 pub struct Common {
     pub batch: usize,
     pub key_bits: usize,
+    /// Keys a batch (`--keys`): message `i` takes key `i mod keys`.
+    pub keys: usize,
     /// Bytes of associated data per AEAD message (`--ad-len`).
     pub ad_len: usize,
     pub seed: u64,
@@ -24,18 +26,25 @@ pub struct Common {
 }
 
 impl Common {
-    /// The key of the run for `alg`: `key_bits` bits derived from the seed, or, for an
-    /// algorithm that does not take that size (the `aes128-*` modes; McOE-G's 32-byte
-    /// `K1 || K2`), its own key length.
-    pub fn key_for(&self, alg: Algorithm) -> Vec<u8> {
+    /// The keys of the run for `alg` (`keys` of them, the first the same whatever their
+    /// number): `key_bits` bits derived from the seed, or, for an algorithm that does not take
+    /// that size (the `aes128-*` modes; McOE-G's 32-byte `K1 || K2`), its own key length.
+    pub fn keys_for(&self, alg: Algorithm) -> KeySet {
         let n = if alg.key_len_allowed(self.key_bits / 8) {
             self.key_bits / 8
         } else {
             alg.key_lens()[0]
         };
-        let mut k = vec![0u8; n];
-        Rng::new(self.seed ^ 0x006b_6579).fill(&mut k); // "key"
-        k
+        let mut rng = Rng::new(self.seed ^ 0x006b_6579); // "key"
+        KeySet::cycle(
+            (0..self.keys.max(1))
+                .map(|_| {
+                    let mut k = vec![0u8; n];
+                    rng.fill(&mut k);
+                    k
+                })
+                .collect(),
+        )
     }
 }
 
@@ -66,11 +75,12 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
     let mut tasks = Vec::new();
     let batch = sweep.batch.unwrap_or(common.batch);
     for &alg in &sweep.algs {
-        let key = common.key_for(alg);
+        let keys = common.keys_for(alg);
         for &op in &sweep.ops {
             for dist in &sweep.dists {
                 let raw = dist.batches(batch, common.seed);
-                let pool = engines::build_batches(alg, op, &key, &raw, common.seed, common.ad_len)?;
+                let pool =
+                    engines::build_batches(alg, op, &keys, &raw, common.seed, common.ad_len)?;
                 let messages: usize = pool.iter().map(|b| b.data.len()).sum();
                 let bytes: u64 = pool.iter().map(|b| b.bytes()).sum();
                 let mean_len = bytes as f64 / messages.max(1) as f64;
@@ -88,6 +98,11 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
                         note_once(notes, note);
                         continue;
                     }
+                    if !engine.takes_keys(keys.count()) {
+                        let note = format!("{} takes one key a batch: not run", engine.name());
+                        note_once(notes, note);
+                        continue;
+                    }
                     for (lanes, source) in
                         lane_choices(engine.as_ref(), alg, op, &sweep.lanes, common)
                     {
@@ -96,7 +111,7 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
                         } else {
                             None
                         };
-                        let mut prepared = engine.prepare(alg, op, &key, explicit)?;
+                        let mut prepared = engine.prepare(alg, op, &keys, explicit)?;
                         if let Err(e) = engines::load_pool(prepared.as_mut(), &pool) {
                             // An anchor's limit (not a wrong result): the rest of the run goes
                             // on without this configuration.
@@ -109,7 +124,7 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
                             note_once(notes, note);
                             continue;
                         }
-                        engines::verify(prepared.as_mut(), engine.name(), alg, op, &key, &pool)?;
+                        engines::verify(prepared.as_mut(), engine.name(), alg, op, &keys, &pool)?;
                         let mut config = Config::new(
                             sweep.phase,
                             alg,
@@ -122,6 +137,7 @@ pub fn build(sweep: &Sweep, common: &Common, notes: &mut Vec<String>) -> Result<
                             common.key_bits,
                         );
                         config.mean_len = mean_len;
+                        config.keys = keys.count();
                         config.ad_len = engines::ad_len_for(alg, common.ad_len);
                         let what =
                             format!("{} {} {}", mode_key(alg, op), engine.name(), dist.label());
@@ -188,6 +204,7 @@ mod tests {
         let common = Common {
             batch: 4,
             key_bits: 128,
+            keys: 1,
             ad_len,
             seed: 9,
             warmup: 0,

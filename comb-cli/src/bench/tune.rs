@@ -140,6 +140,7 @@ pub fn run(a: TuneArgs) -> Result<ExitCode, String> {
     let common = Common {
         batch: a.batch,
         key_bits: 128,
+        keys: 1,
         ad_len: 0,
         seed: a.seed,
         warmup: 10,
