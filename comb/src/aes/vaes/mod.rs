@@ -213,9 +213,8 @@ impl<'k, R: KeyRow> GroupKeys<'k, R> {
         self.shared_row = None;
         let mut keys = keys;
         for row in &mut self.rows[..self.used] {
-            let mut lanes = [first; 4];
             let lo = keys.next().unwrap_or(first);
-            lanes[0] = lo;
+            let mut lanes = [lo; 4];
             for lane in &mut lanes[1..R::LANES] {
                 // A slot past the last lane takes the row's first lane's key (an odd last
                 // lane is paired with itself).
