@@ -32,10 +32,16 @@ const CROPS: [f64; 5] = [0.50, 0.75, 0.90, 0.95, 0.99];
 (key expansion, fixed vs random key), ecb-<backend> and cbc-<backend> (a batch of 8 messages \
 through each backend, fixed vs random data), cmac-verify (a wrong tag differing in its first \
 vs its last byte), pkcs7-check (CBC-PKCS7 decryption with invalid padding of two different \
-shapes). |t| > 4.5: the classes' timings differ (dudect's threshold); the exit code is 1 if \
-any test crosses it. Not a proof: the verdict depends on the machine and the sample count. Run \
-`--fixed random` first: both classes are then random, so any DIFFERS it reports is the \
-machine's or the harness's, and the same test's verdicts are not evidence at that sample count."
+shapes), and for every AEAD mode and backend <alg>-<backend> (a batch of 8 messages encrypted, \
+fixed vs random plaintext), <alg>-keys-<backend> (the same under two keys, alternating), \
+<alg>-dec-<backend> (the batch decrypted, valid tags, fixed vs random plaintext) and \
+<alg>-tag-<backend> (every tag wrong, in its first vs its last byte). |t| > 4.5: the classes' \
+timings differ (dudect's threshold); the exit code is 1 if any test crosses it. Not a proof: \
+the verdict depends on the machine and the sample count. Run `--fixed random` first: both \
+classes of the data tests are then random (the tag and padding tests keep theirs), so any \
+DIFFERS they report is the machine's or the harness's, and the same test's verdicts are not \
+evidence at that sample count. On a shared machine, repeat with other seeds: a leak differs \
+every time."
 )]
 pub struct Args {
     /// Timed operations per class and test.
@@ -200,6 +206,291 @@ fn blocks(rng: &mut Rng, fixed: Option<[u8; 16]>) -> Vec<[u8; 16]> {
         .collect()
 }
 
+/// Message sets of `len` bytes for both classes, interleaved (`2 * i + class`, [`SETS`] per
+/// class): class 0 one fixed set (zero, or one pseudo-random set with `constant`: its bytes
+/// differ from each other, as in the random class), the same every time; class 1 random (both
+/// random with `random`).
+fn message_sets(rng: &mut Rng, fixed: &str, len: usize) -> Vec<Vec<u8>> {
+    let mut fixed_data = vec![0u8; len];
+    if fixed == "constant" {
+        rng.fill(&mut fixed_data);
+    }
+    (0..2 * SETS)
+        .map(|k| {
+            let mut d = fixed_data.clone();
+            if k % 2 == 1 || fixed == "random" {
+                rng.fill(&mut d);
+            }
+            d
+        })
+        .collect()
+}
+
+/// Message sets per class of the batch tests: 32 sets of 8 x 64 bytes keep the whole table
+/// (64 x 512 bytes) in L2 for both classes alike.
+const SETS: usize = 32;
+/// Messages per batch of the batch tests, and their length: whole blocks, an even count of
+/// them (as AES-COBRA-R needs); eight jobs take OTR's zmm comb path and the CLOC and SILC zmm
+/// kernel where the CPU has them (they take batches of 2 to 32 jobs).
+const BATCH_JOBS: usize = 8;
+const BATCH_LEN: usize = 64;
+
+/// A batch of [`BATCH_JOBS`] messages of one AEAD mode: job `j` under `keys[j % keys.len()]`
+/// with nonce `nonces[j]` (distinct, the same for both classes: nonces are public), no AD,
+/// detached tags of `tag_len` bytes (0: the mode's tag is in its ciphertext).
+struct AeadBatch {
+    alg: Algorithm,
+    engine: Engine,
+    keys: Vec<AesKey>,
+    nonces: Vec<Vec<u8>>,
+    tag_len: usize,
+    /// Ciphertext bytes per message; `pt_len` the decryption's output room per message.
+    ct_len: usize,
+    pt_len: usize,
+}
+
+impl AeadBatch {
+    fn new(
+        alg: Algorithm,
+        engine: Engine,
+        key_count: usize,
+        rng: &mut Rng,
+    ) -> Result<AeadBatch, String> {
+        let key_len = alg.key_lens()[0];
+        let keys = (0..key_count)
+            .map(|_| {
+                let mut k = vec![0u8; key_len];
+                rng.fill(&mut k);
+                AesKey::new(&k).map_err(|e| format!("{alg}: {e}"))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let nonces = (0..BATCH_JOBS)
+            .map(|_| {
+                let mut n = vec![0u8; alg.iv_len()];
+                rng.fill(&mut n);
+                n
+            })
+            .collect();
+        let ct_len = alg.output_len(Op::Encrypt, BATCH_LEN);
+        Ok(AeadBatch {
+            alg,
+            engine,
+            keys,
+            nonces,
+            tag_len: alg.tag_lens().map_or(0, |(_, _, default)| default),
+            ct_len,
+            pt_len: alg.output_len(Op::Decrypt, ct_len),
+        })
+    }
+
+    /// The jobs of one batch call: inputs `input` (`in_len` bytes each), outputs `output`
+    /// (`out_len` each), tags `tags` (`tag_len` each: written on encryption, expected on
+    /// decryption).
+    #[allow(clippy::too_many_arguments)]
+    fn jobs<'a>(
+        &'a self,
+        op: Op,
+        input: &'a [u8],
+        in_len: usize,
+        output: &'a mut [u8],
+        out_len: usize,
+        tags: &'a mut [u8],
+    ) -> Vec<Job<'a>> {
+        let mut tag_slots = tags.chunks_mut(self.tag_len.max(1));
+        input
+            .chunks(in_len)
+            .zip(output.chunks_mut(out_len))
+            .enumerate()
+            .map(|(j, (m, o))| {
+                let job = Job::copy(&self.keys[j % self.keys.len()], m, o).with_iv(&self.nonces[j]);
+                match (self.tag_len, tag_slots.next()) {
+                    (1.., Some(t)) if op == Op::Encrypt => job.with_tag(Tag::Out(t)),
+                    (1.., Some(t)) => job.with_tag(Tag::In(t)),
+                    _ => job,
+                }
+            })
+            .collect()
+    }
+
+    /// Encrypts the batch `msgs` into ciphertexts and tags (untimed set-up).
+    fn seal(&self, msgs: &[u8]) -> Result<(Vec<u8>, Vec<u8>), String> {
+        let mut ct = vec![0u8; BATCH_JOBS * self.ct_len];
+        let mut tags = vec![0u8; BATCH_JOBS * self.tag_len];
+        let mut jobs = self.jobs(
+            Op::Encrypt,
+            msgs,
+            BATCH_LEN,
+            &mut ct,
+            self.ct_len,
+            &mut tags,
+        );
+        let r = self.engine.process(self.alg, Op::Encrypt, &mut jobs);
+        drop(jobs);
+        match r.iter().find_map(|r| r.as_ref().err()) {
+            Some(e) => Err(format!("{}: set-up encryption failed: {e}", self.alg)),
+            None => Ok((ct, tags)),
+        }
+    }
+
+    /// Checks (untimed set-up) that decrypting `sealed` authenticates every job (`valid`) or
+    /// none: a test that meant to time failures must not time successes, nor the reverse.
+    fn expect_open(&self, sealed: &(Vec<u8>, Vec<u8>), valid: bool) -> Result<(), String> {
+        let (ct, mut tags) = (sealed.0.clone(), sealed.1.clone());
+        let mut out = vec![0u8; BATCH_JOBS * self.pt_len];
+        let mut jobs = self.jobs(
+            Op::Decrypt,
+            &ct,
+            self.ct_len,
+            &mut out,
+            self.pt_len,
+            &mut tags,
+        );
+        let r = self.engine.process(self.alg, Op::Decrypt, &mut jobs);
+        if r.iter().all(|r| r.is_ok() == valid) {
+            Ok(())
+        } else {
+            let what = if valid { "authenticate" } else { "reject" };
+            Err(format!(
+                "{}: set-up decryption did not {what} every job",
+                self.alg
+            ))
+        }
+    }
+}
+
+/// The four tests of one AEAD mode on one backend (see the help text).
+fn aead_tests(
+    alg: Algorithm,
+    e: Engine,
+    backend: &str,
+    fixed: &str,
+    rng: &mut Rng,
+) -> Result<Vec<Test<'static>>, String> {
+    let mut tests = Vec::new();
+    let sets = message_sets(rng, fixed, BATCH_JOBS * BATCH_LEN);
+    // Encryption, under one key and under two.
+    for (keys, name, what) in [
+        (
+            1,
+            format!("{alg}-{backend}"),
+            "batch of 8 x 64 bytes, encryption: fixed vs random plaintext",
+        ),
+        (
+            2,
+            format!("{alg}-keys-{backend}"),
+            "batch of 8 x 64 bytes under two keys, encryption: fixed vs random plaintext",
+        ),
+    ] {
+        let batch = AeadBatch::new(alg, e, keys, rng)?;
+        let sets = sets.clone();
+        let mut stage = vec![0u8; BATCH_JOBS * BATCH_LEN];
+        let mut out = vec![0u8; BATCH_JOBS * batch.ct_len];
+        let mut tags = vec![0u8; BATCH_JOBS * batch.tag_len];
+        tests.push(Test {
+            name,
+            what,
+            run: Box::new(move |class, i| {
+                stage.copy_from_slice(&sets[2 * (i % SETS) + class]);
+                let (ct_len, alg) = (batch.ct_len, batch.alg);
+                let mut jobs =
+                    batch.jobs(Op::Encrypt, &stage, BATCH_LEN, &mut out, ct_len, &mut tags);
+                let mut r = Vec::new();
+                let dt = timed(|| r = batch.engine.process(alg, Op::Encrypt, &mut jobs));
+                std::hint::black_box(&r);
+                dt
+            }),
+        });
+    }
+    // Decryption with valid tags: the sets sealed in advance.
+    {
+        let batch = AeadBatch::new(alg, e, 1, rng)?;
+        let sealed = sets
+            .iter()
+            .map(|m| batch.seal(m))
+            .collect::<Result<Vec<_>, _>>()?;
+        for s in &sealed[..2] {
+            batch.expect_open(s, true)?;
+        }
+        let mut stage = vec![0u8; BATCH_JOBS * batch.ct_len];
+        let mut stage_tags = vec![0u8; BATCH_JOBS * batch.tag_len];
+        let mut out = vec![0u8; BATCH_JOBS * batch.pt_len];
+        tests.push(Test {
+            name: format!("{alg}-dec-{backend}"),
+            what: "batch of 8 x 64 bytes, decryption (tags valid): fixed vs random plaintext",
+            run: Box::new(move |class, i| {
+                let (ct, tags) = &sealed[2 * (i % SETS) + class];
+                stage.copy_from_slice(ct);
+                stage_tags.copy_from_slice(tags);
+                let (ct_len, pt_len, alg) = (batch.ct_len, batch.pt_len, batch.alg);
+                let mut jobs = batch.jobs(
+                    Op::Decrypt,
+                    &stage,
+                    ct_len,
+                    &mut out,
+                    pt_len,
+                    &mut stage_tags,
+                );
+                let mut r = Vec::new();
+                let dt = timed(|| r = batch.engine.process(alg, Op::Decrypt, &mut jobs));
+                std::hint::black_box(&r);
+                dt
+            }),
+        });
+    }
+    // Decryption with every tag wrong: in its first byte (class 0) or its last (class 1). A
+    // mode without a detached tag (Julius: its redundancy is inside the ciphertext) gets its
+    // ciphertext's first or last byte flipped instead.
+    {
+        let batch = AeadBatch::new(alg, e, 1, rng)?;
+        let (ct, tags) = batch.seal(&sets[1])?;
+        let wrong: Vec<(Vec<u8>, Vec<u8>)> = [0, 1]
+            .iter()
+            .map(|&class| {
+                let (mut ct, mut tags) = (ct.clone(), tags.clone());
+                let (buf, width) = if batch.tag_len > 0 {
+                    (&mut tags, batch.tag_len)
+                } else {
+                    (&mut ct, batch.ct_len)
+                };
+                for m in buf.chunks_mut(width) {
+                    let at = if class == 0 { 0 } else { m.len() - 1 };
+                    m[at] ^= 1;
+                }
+                (ct, tags)
+            })
+            .collect();
+        for w in &wrong {
+            batch.expect_open(w, false)?;
+        }
+        let mut stage = vec![0u8; BATCH_JOBS * batch.ct_len];
+        let mut stage_tags = vec![0u8; BATCH_JOBS * batch.tag_len];
+        let mut out = vec![0u8; BATCH_JOBS * batch.pt_len];
+        tests.push(Test {
+            name: format!("{alg}-tag-{backend}"),
+            what: "batch of 8 x 64 bytes, decryption, every tag wrong: first vs last byte",
+            run: Box::new(move |class, _| {
+                let (ct, tags) = &wrong[class];
+                stage.copy_from_slice(ct);
+                stage_tags.copy_from_slice(tags);
+                let (ct_len, pt_len, alg) = (batch.ct_len, batch.pt_len, batch.alg);
+                let mut jobs = batch.jobs(
+                    Op::Decrypt,
+                    &stage,
+                    ct_len,
+                    &mut out,
+                    pt_len,
+                    &mut stage_tags,
+                );
+                let mut r = Vec::new();
+                let dt = timed(|| r = batch.engine.process(alg, Op::Decrypt, &mut jobs));
+                std::hint::black_box(r.iter().all(|r| r.is_err()));
+                dt
+            }),
+        });
+    }
+    Ok(tests)
+}
+
 /// `comb ct`.
 pub fn run(a: Args) -> Result<ExitCode, String> {
     if a.samples < 1000 {
@@ -263,25 +554,9 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         let e = Engine::untuned(b).map_err(|e| e.to_string())?;
         for (alg, label) in [(Algorithm::AesEcb, "ecb"), (Algorithm::AesCbc, "cbc")] {
             let key = &key;
-            // Both classes interleaved in one table, as for the blocks; 32 inputs per class
-            // keep the whole table (64 x 512 bytes) in L2 for both alike.
-            // The fixed class is one message set, zero or pseudo-random (its blocks differ
-            // from each other, as in the random class), the same every time.
-            let mut fixed_data = vec![0u8; 8 * 64];
-            if a.fixed == "constant" {
-                rng.fill(&mut fixed_data);
-            }
-            let data: Vec<Vec<u8>> = (0..64)
-                .map(|k| {
-                    let mut d = fixed_data.clone();
-                    if k % 2 == 1 || both_random {
-                        rng.fill(&mut d);
-                    }
-                    d
-                })
-                .collect();
-            let mut stage = vec![0u8; 8 * 64];
-            let mut out = vec![0u8; 8 * 64];
+            let data = message_sets(&mut rng, &a.fixed, BATCH_JOBS * BATCH_LEN);
+            let mut stage = vec![0u8; BATCH_JOBS * BATCH_LEN];
+            let mut out = vec![0u8; BATCH_JOBS * BATCH_LEN];
             let iv_used: &[u8] = if alg.iv_len() == 0 { &[] } else { &iv };
             tests.push(Test {
                 name: format!("{label}-{}", b.name()),
@@ -291,10 +566,10 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
                     "batch of 8 x 64 bytes, CBC encryption (comb): fixed vs random data"
                 },
                 run: Box::new(move |class, i| {
-                    stage.copy_from_slice(&data[2 * (i % 32) + class]);
+                    stage.copy_from_slice(&data[2 * (i % SETS) + class]);
                     let mut jobs: Vec<Job<'_>> = stage
-                        .chunks(64)
-                        .zip(out.chunks_mut(64))
+                        .chunks(BATCH_LEN)
+                        .zip(out.chunks_mut(BATCH_LEN))
                         .map(|(m, o)| Job::copy(key, m, o).with_iv(iv_used))
                         .collect();
                     let mut r = Vec::new();
@@ -382,6 +657,14 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         });
     }
 
+    // The AEAD modes' batches through every backend.
+    for &b in &backends {
+        let e = Engine::untuned(b).map_err(|e| e.to_string())?;
+        for &alg in Algorithm::ALL.iter().filter(|a| a.is_aead()) {
+            tests.extend(aead_tests(alg, e, b.name(), &a.fixed, &mut rng)?);
+        }
+    }
+
     if !a.tests.is_empty() {
         for t in &a.tests {
             if !tests.iter().any(|x| &x.name == t) {
@@ -398,7 +681,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         engine.backend()
     );
     println!(
-        "{:<14} {:>10} {:>8}  verdict  what",
+        "{:<27} {:>10} {:>8}  verdict  what",
         "test", "per class", "max |t|"
     );
     let mut leaks = 0;
@@ -411,7 +694,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
             "ok     "
         };
         println!(
-            "{:<14} {:>10} {:>8.2}  {verdict}  {}",
+            "{:<27} {:>10} {:>8.2}  {verdict}  {}",
             v.name,
             v.n,
             v.t.abs(),
@@ -428,6 +711,47 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every AEAD mode's four tests set up on every backend of this CPU (their set-up checks
+    /// that the valid batches authenticate and the wrong tags fail), and each runs once for
+    /// either class; the message table holds the fixed class at even entries.
+    #[test]
+    fn aead_tests_set_up_and_run_for_every_mode_and_backend() {
+        let mut rng = Rng(3);
+        for b in Backend::supported(&CpuFeatures::detect()) {
+            let e = Engine::untuned(b).expect("a supported backend");
+            for &alg in Algorithm::ALL.iter().filter(|a| a.is_aead()) {
+                let mut tests = aead_tests(alg, e, b.name(), "zero", &mut rng)
+                    .unwrap_or_else(|err| panic!("{alg} on {}: {err}", b.name()));
+                let names: Vec<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+                let n = b.name();
+                assert_eq!(
+                    names,
+                    [
+                        format!("{alg}-{n}"),
+                        format!("{alg}-keys-{n}"),
+                        format!("{alg}-dec-{n}"),
+                        format!("{alg}-tag-{n}")
+                    ]
+                );
+                for t in &mut tests {
+                    for class in [0, 1] {
+                        assert!((t.run)(class, 5) > 0, "{}", t.name);
+                    }
+                }
+            }
+        }
+        let sets = message_sets(&mut rng, "zero", 64);
+        assert_eq!(sets.len(), 2 * SETS);
+        assert!(sets.iter().step_by(2).all(|s| s.iter().all(|&x| x == 0)));
+        assert!(sets
+            .iter()
+            .skip(1)
+            .step_by(2)
+            .all(|s| s.iter().any(|&x| x != 0)));
+        let sets = message_sets(&mut rng, "random", 64);
+        assert!(sets.iter().all(|s| s.iter().any(|&x| x != 0)));
+    }
 
     #[test]
     fn welch_t_separates_shifted_classes_and_not_equal_ones() {

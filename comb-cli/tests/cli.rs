@@ -1,6 +1,6 @@
 //! Integration tests of the `comb` binary: `vectors` over every AES known-answer file of
 //! `testdata/`, corrupted and malformed files, `batch` round trips for every algorithm,
-//! malformed JSON lines, CMAC tag/verify, and `info`.
+//! malformed JSON lines, CMAC tag/verify, `info`, and `ct` (its AEAD tests set up and run).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -1002,4 +1002,31 @@ fn batch_gcm_bad_input() {
         matches!(&out[0], Err(e) if e.contains("associated data")),
         "{out:?}"
     );
+}
+
+/// `comb ct` runs a chosen AEAD test (past its set-up checks: exit 0 or 1 is a verdict, 2 an
+/// error) and lists the AEAD tests when asked for an unknown one.
+#[test]
+fn ct_runs_an_aead_test_and_names_them() {
+    for b in backends() {
+        let name = format!("aes128-otr-tag-{b}");
+        let o = comb(&["ct", "--samples", "1000", "--tests", &name], "");
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", stderr(&o));
+        let row = stdout(&o);
+        assert!(row.lines().any(|l| l.starts_with(&name)), "{row}");
+    }
+    let o = comb(
+        &["ct", "--samples", "1000", "--tests", "aes128-otr-nope"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    for t in [
+        "aes128-cloc-dec-",
+        "aes128-jambu-keys-",
+        "aes-gcm-tag-",
+        "aes128-cobra-r-",
+    ] {
+        assert!(err.contains(t), "{t} in {err}");
+    }
 }
