@@ -411,31 +411,13 @@ fn aead_tests(
         for s in &sealed[..2] {
             batch.expect_open(s, true)?;
         }
-        let mut stage = vec![0u8; BATCH_JOBS * batch.ct_len];
-        let mut stage_tags = vec![0u8; BATCH_JOBS * batch.tag_len];
-        let mut out = vec![0u8; BATCH_JOBS * batch.pt_len];
-        tests.push(Test {
-            name: format!("{alg}-dec-{backend}"),
-            what: "batch of 8 x 64 bytes, decryption (tags valid): fixed vs random plaintext",
-            run: Box::new(move |class, i| {
-                let (ct, tags) = &sealed[2 * (i % SETS) + class];
-                stage.copy_from_slice(ct);
-                stage_tags.copy_from_slice(tags);
-                let (ct_len, pt_len, alg) = (batch.ct_len, batch.pt_len, batch.alg);
-                let mut jobs = batch.jobs(
-                    Op::Decrypt,
-                    &stage,
-                    ct_len,
-                    &mut out,
-                    pt_len,
-                    &mut stage_tags,
-                );
-                let mut r = Vec::new();
-                let dt = timed(|| r = batch.engine.process(alg, Op::Decrypt, &mut jobs));
-                std::hint::black_box(&r);
-                dt
-            }),
-        });
+        tests.push(decryption_test(
+            batch,
+            format!("{alg}-dec-{backend}"),
+            "batch of 8 x 64 bytes, decryption (tags valid): fixed vs random plaintext",
+            sealed,
+            |class, i| 2 * (i % SETS) + class,
+        ));
     }
     // Decryption with every tag wrong: in its first byte (class 0) or its last (class 1). A
     // mode without a detached tag (Julius: its redundancy is inside the ciphertext) gets its
@@ -462,33 +444,51 @@ fn aead_tests(
         for w in &wrong {
             batch.expect_open(w, false)?;
         }
-        let mut stage = vec![0u8; BATCH_JOBS * batch.ct_len];
-        let mut stage_tags = vec![0u8; BATCH_JOBS * batch.tag_len];
-        let mut out = vec![0u8; BATCH_JOBS * batch.pt_len];
-        tests.push(Test {
-            name: format!("{alg}-tag-{backend}"),
-            what: "batch of 8 x 64 bytes, decryption, every tag wrong: first vs last byte",
-            run: Box::new(move |class, _| {
-                let (ct, tags) = &wrong[class];
-                stage.copy_from_slice(ct);
-                stage_tags.copy_from_slice(tags);
-                let (ct_len, pt_len, alg) = (batch.ct_len, batch.pt_len, batch.alg);
-                let mut jobs = batch.jobs(
-                    Op::Decrypt,
-                    &stage,
-                    ct_len,
-                    &mut out,
-                    pt_len,
-                    &mut stage_tags,
-                );
-                let mut r = Vec::new();
-                let dt = timed(|| r = batch.engine.process(alg, Op::Decrypt, &mut jobs));
-                std::hint::black_box(r.iter().all(|r| r.is_err()));
-                dt
-            }),
-        });
+        tests.push(decryption_test(
+            batch,
+            format!("{alg}-tag-{backend}"),
+            "batch of 8 x 64 bytes, decryption, every tag wrong: first vs last byte",
+            wrong,
+            |class, _| class,
+        ));
     }
     Ok(tests)
+}
+
+/// A test timing the decryption of the batch `inputs[pick(class, i)]` (ciphertexts, tags),
+/// staged untimed into the same buffers for every input.
+fn decryption_test(
+    batch: AeadBatch,
+    name: String,
+    what: &'static str,
+    inputs: Vec<(Vec<u8>, Vec<u8>)>,
+    pick: fn(usize, usize) -> usize,
+) -> Test<'static> {
+    let mut stage = vec![0u8; BATCH_JOBS * batch.ct_len];
+    let mut stage_tags = vec![0u8; BATCH_JOBS * batch.tag_len];
+    let mut out = vec![0u8; BATCH_JOBS * batch.pt_len];
+    Test {
+        name,
+        what,
+        run: Box::new(move |class, i| {
+            let (ct, tags) = &inputs[pick(class, i)];
+            stage.copy_from_slice(ct);
+            stage_tags.copy_from_slice(tags);
+            let (ct_len, pt_len, alg) = (batch.ct_len, batch.pt_len, batch.alg);
+            let mut jobs = batch.jobs(
+                Op::Decrypt,
+                &stage,
+                ct_len,
+                &mut out,
+                pt_len,
+                &mut stage_tags,
+            );
+            let mut r = Vec::new();
+            let dt = timed(|| r = batch.engine.process(alg, Op::Decrypt, &mut jobs));
+            std::hint::black_box(&r);
+            dt
+        }),
+    }
 }
 
 /// `comb ct`.
