@@ -230,8 +230,8 @@ fn message_sets(rng: &mut Rng, fixed: &str, len: usize) -> Vec<Vec<u8>> {
 /// (64 x 512 bytes) in L2 for both classes alike.
 const SETS: usize = 32;
 /// Messages per batch of the batch tests, and their length: whole blocks, an even count of
-/// them (as AES-COBRA-R needs); eight jobs take OTR's zmm comb path and the CLOC and SILC zmm
-/// kernel where the CPU has them (they take batches of 2 to 32 jobs).
+/// them (as AES-COBRA-R needs). Where the CPU has them, eight jobs take OTR's zmm comb path
+/// (chunks of 2 to 32 jobs) and CLOC's and SILC's zmm kernel (groups of 2 lanes or more).
 const BATCH_JOBS: usize = 8;
 const BATCH_LEN: usize = 64;
 
