@@ -38,9 +38,9 @@ fixed vs random plaintext), <alg>-keys-<backend> (the same under two keys, alter
 <alg>-tag-<backend> (every tag wrong, in its first vs its last byte). |t| > 4.5: the classes' \
 timings differ (dudect's threshold); the exit code is 1 if any test crosses it. Not a proof: \
 the verdict depends on the machine and the sample count. Run `--fixed random` first: both \
-classes of the data tests are then random (the tag and padding tests keep theirs), so any \
-DIFFERS they report is the machine's or the harness's, and the same test's verdicts are not \
-evidence at that sample count. On a shared machine, repeat with other seeds: a leak differs \
+classes are then random (the AEAD tag tests flip random bytes in both; the CMAC and padding \
+tests keep their classes), so any DIFFERS they report is the machine's or the harness's, and \
+the same test's verdicts are not evidence at that sample count. On a shared machine, repeat with other seeds: a leak differs \
 every time."
 )]
 pub struct Args {
@@ -286,7 +286,6 @@ impl AeadBatch {
     /// The jobs of one batch call: inputs `input` (`in_len` bytes each), outputs `output`
     /// (`out_len` each), tags `tags` (`tag_len` each: written on encryption, expected on
     /// decryption).
-    #[allow(clippy::too_many_arguments)]
     fn jobs<'a>(
         &'a self,
         op: Op,
@@ -416,53 +415,58 @@ fn aead_tests(
             format!("{alg}-dec-{backend}"),
             "batch of 8 x 64 bytes, decryption (tags valid): fixed vs random plaintext",
             sealed,
-            |class, i| 2 * (i % SETS) + class,
         ));
     }
-    // Decryption with every tag wrong: in its first byte (class 0) or its last (class 1). A
-    // mode without a detached tag (Julius: its redundancy is inside the ciphertext) gets its
-    // ciphertext's first or last byte flipped instead.
+    // Decryption with every tag wrong: in its first byte (class 0) or its last (class 1), for
+    // each random message set the same batch both ways. A mode without a detached tag (Julius:
+    // its redundancy is inside the ciphertext) gets its ciphertext's first or last byte flipped
+    // instead. With `--fixed random` the control: random bytes flipped in both classes.
     {
         let batch = AeadBatch::new(alg, e, 1, rng)?;
-        let (ct, tags) = batch.seal(&sets[1])?;
-        let wrong: Vec<(Vec<u8>, Vec<u8>)> = [0, 1]
-            .iter()
-            .map(|&class| {
-                let (mut ct, mut tags) = (ct.clone(), tags.clone());
+        let control = fixed == "random";
+        let mut wrong = Vec::with_capacity(2 * SETS);
+        for j in 0..SETS {
+            let sealed = batch.seal(&sets[2 * j + 1])?;
+            for class in [0, 1] {
+                let (mut ct, mut tags) = sealed.clone();
                 let (buf, width) = if batch.tag_len > 0 {
                     (&mut tags, batch.tag_len)
                 } else {
                     (&mut ct, batch.ct_len)
                 };
                 for m in buf.chunks_mut(width) {
-                    let at = if class == 0 { 0 } else { m.len() - 1 };
+                    let at = match (control, class) {
+                        (true, _) => rng.next() as usize % m.len(),
+                        (false, 0) => 0,
+                        (false, _) => m.len() - 1,
+                    };
                     m[at] ^= 1;
                 }
-                (ct, tags)
-            })
-            .collect();
-        for w in &wrong {
-            batch.expect_open(w, false)?;
+                batch.expect_open(&(ct.clone(), tags.clone()), false)?;
+                wrong.push((ct, tags));
+            }
         }
         tests.push(decryption_test(
             batch,
             format!("{alg}-tag-{backend}"),
-            "batch of 8 x 64 bytes, decryption, every tag wrong: first vs last byte",
+            if control {
+                "batch of 8 x 64 bytes, decryption, every tag wrong: random bytes in both"
+            } else {
+                "batch of 8 x 64 bytes, decryption, every tag wrong: first vs last byte"
+            },
             wrong,
-            |class, _| class,
         ));
     }
     Ok(tests)
 }
 
-/// A test timing the decryption of the batch `inputs[pick(class, i)]` (ciphertexts, tags),
-/// staged untimed into the same buffers for every input.
+/// A test timing the decryption of the batch `inputs[2 * (i % SETS) + class]` (ciphertexts,
+/// tags), staged untimed into the same buffers for every input.
 fn decryption_test(
     batch: AeadBatch,
     name: String,
     what: &'static str,
     inputs: Vec<(Vec<u8>, Vec<u8>)>,
-    pick: fn(usize, usize) -> usize,
 ) -> Test<'static> {
     let mut stage = vec![0u8; BATCH_JOBS * batch.ct_len];
     let mut stage_tags = vec![0u8; BATCH_JOBS * batch.tag_len];
@@ -471,7 +475,7 @@ fn decryption_test(
         name,
         what,
         run: Box::new(move |class, i| {
-            let (ct, tags) = &inputs[pick(class, i)];
+            let (ct, tags) = &inputs[2 * (i % SETS) + class];
             stage.copy_from_slice(ct);
             stage_tags.copy_from_slice(tags);
             let (ct_len, pt_len, alg) = (batch.ct_len, batch.pt_len, batch.alg);
@@ -738,6 +742,17 @@ mod tests {
                     for class in [0, 1] {
                         assert!((t.run)(class, 5) > 0, "{}", t.name);
                     }
+                }
+            }
+            // The control: tags wrong at random bytes in both classes, a detached tag and
+            // Julius's in-band one (its set-up checks that every one fails).
+            for alg in [Algorithm::Aes128Otr, Algorithm::Aes128Julius] {
+                let mut tests = aead_tests(alg, e, b.name(), "random", &mut rng)
+                    .unwrap_or_else(|err| panic!("{alg} on {}: {err}", b.name()));
+                let tag = &mut tests[3];
+                assert!(tag.what.contains("random bytes in both"), "{}", tag.what);
+                for i in [0, SETS - 1, SETS] {
+                    assert!((tag.run)(1, i) > 0);
                 }
             }
         }
