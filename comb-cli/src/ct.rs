@@ -226,6 +226,45 @@ fn message_sets(rng: &mut Rng, fixed: &str, len: usize) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// Inputs of one length in one allocation, each in a 64-byte-aligned slot, the slots in a
+/// random order: where an input sits (its alignment, its cache sets, its neighbours) is
+/// independent of its class.
+struct Inputs {
+    mem: Vec<u8>,
+    start: usize,
+    stride: usize,
+    len: usize,
+    slot: Vec<usize>,
+}
+
+impl Inputs {
+    /// `entries` (all of one length), input `k` in slot `slot[k]`.
+    fn new(entries: &[Vec<u8>], rng: &mut Rng) -> Inputs {
+        let len = entries.first().map_or(0, Vec::len);
+        let stride = len.div_ceil(64).max(1) * 64;
+        let mut mem = vec![0u8; entries.len() * stride + 64];
+        let start = mem.as_ptr().align_offset(64).min(63);
+        let mut slot: Vec<usize> = (0..entries.len()).collect();
+        for k in (1..slot.len()).rev() {
+            slot.swap(k, rng.next() as usize % (k + 1));
+        }
+        for (e, &at) in entries.iter().zip(&slot) {
+            mem[start + at * stride..][..len].copy_from_slice(e);
+        }
+        Inputs {
+            mem,
+            start,
+            stride,
+            len,
+            slot,
+        }
+    }
+
+    fn get(&self, k: usize) -> &[u8] {
+        &self.mem[self.start + self.slot[k] * self.stride..][..self.len]
+    }
+}
+
 /// Message sets per class of the batch tests: 32 sets of 8 x 64 bytes keep the whole table
 /// (64 x 512 bytes) in L2 for both classes alike.
 const SETS: usize = 32;
@@ -381,7 +420,7 @@ fn aead_tests(
         ),
     ] {
         let batch = AeadBatch::new(alg, e, keys, rng)?;
-        let sets = sets.clone();
+        let sets = Inputs::new(&sets, rng);
         let mut stage = vec![0u8; BATCH_JOBS * BATCH_LEN];
         let mut out = vec![0u8; BATCH_JOBS * batch.ct_len];
         let mut tags = vec![0u8; BATCH_JOBS * batch.tag_len];
@@ -389,7 +428,7 @@ fn aead_tests(
             name,
             what,
             run: Box::new(move |class, i| {
-                stage.copy_from_slice(&sets[2 * (i % SETS) + class]);
+                stage.copy_from_slice(sets.get(2 * (i % SETS) + class));
                 let (ct_len, alg) = (batch.ct_len, batch.alg);
                 let mut jobs =
                     batch.jobs(Op::Encrypt, &stage, BATCH_LEN, &mut out, ct_len, &mut tags);
@@ -415,6 +454,7 @@ fn aead_tests(
             format!("{alg}-dec-{backend}"),
             "batch of 8 x 64 bytes, decryption (tags valid): fixed vs random plaintext",
             sealed,
+            rng,
         ));
     }
     // Decryption with every tag wrong: in its first byte (class 0) or its last (class 1), for
@@ -455,6 +495,7 @@ fn aead_tests(
                 "batch of 8 x 64 bytes, decryption, every tag wrong: first vs last byte"
             },
             wrong,
+            rng,
         ));
     }
     Ok(tests)
@@ -467,7 +508,13 @@ fn decryption_test(
     name: String,
     what: &'static str,
     inputs: Vec<(Vec<u8>, Vec<u8>)>,
+    rng: &mut Rng,
 ) -> Test<'static> {
+    let joined: Vec<Vec<u8>> = inputs
+        .iter()
+        .map(|(ct, tags)| [&ct[..], tags].concat())
+        .collect();
+    let inputs = Inputs::new(&joined, rng);
     let mut stage = vec![0u8; BATCH_JOBS * batch.ct_len];
     let mut stage_tags = vec![0u8; BATCH_JOBS * batch.tag_len];
     let mut out = vec![0u8; BATCH_JOBS * batch.pt_len];
@@ -475,7 +522,7 @@ fn decryption_test(
         name,
         what,
         run: Box::new(move |class, i| {
-            let (ct, tags) = &inputs[2 * (i % SETS) + class];
+            let (ct, tags) = inputs.get(2 * (i % SETS) + class).split_at(stage.len());
             stage.copy_from_slice(ct);
             stage_tags.copy_from_slice(tags);
             let (ct_len, pt_len, alg) = (batch.ct_len, batch.pt_len, batch.alg);
@@ -559,6 +606,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
         for (alg, label) in [(Algorithm::AesEcb, "ecb"), (Algorithm::AesCbc, "cbc")] {
             let key = &key;
             let data = message_sets(&mut rng, &a.fixed, BATCH_JOBS * BATCH_LEN);
+            let data = Inputs::new(&data, &mut rng);
             let mut stage = vec![0u8; BATCH_JOBS * BATCH_LEN];
             let mut out = vec![0u8; BATCH_JOBS * BATCH_LEN];
             let iv_used: &[u8] = if alg.iv_len() == 0 { &[] } else { &iv };
@@ -570,7 +618,7 @@ pub fn run(a: Args) -> Result<ExitCode, String> {
                     "batch of 8 x 64 bytes, CBC encryption (comb): fixed vs random data"
                 },
                 run: Box::new(move |class, i| {
-                    stage.copy_from_slice(&data[2 * (i % SETS) + class]);
+                    stage.copy_from_slice(data.get(2 * (i % SETS) + class));
                     let mut jobs: Vec<Job<'_>> = stage
                         .chunks(BATCH_LEN)
                         .zip(out.chunks_mut(BATCH_LEN))
@@ -766,6 +814,24 @@ mod tests {
             .all(|s| s.iter().any(|&x| x != 0)));
         let sets = message_sets(&mut rng, "random", 64);
         assert!(sets.iter().all(|s| s.iter().any(|&x| x != 0)));
+    }
+
+    /// Every input comes back as it went in, from its own 64-byte-aligned slot, and the slots
+    /// are a shuffle (neither the identity nor in class order).
+    #[test]
+    fn inputs_keep_their_bytes_in_shuffled_aligned_slots() {
+        let mut rng = Rng(9);
+        let entries: Vec<Vec<u8>> = (0..2 * SETS).map(|k| vec![k as u8; 72]).collect();
+        let inputs = Inputs::new(&entries, &mut rng);
+        let mut slots = inputs.slot.clone();
+        for (k, e) in entries.iter().enumerate() {
+            assert_eq!(inputs.get(k), &e[..]);
+            assert_eq!(inputs.get(k).as_ptr() as usize % 64, 0);
+        }
+        assert_ne!(slots, (0..2 * SETS).collect::<Vec<_>>());
+        assert!(slots.iter().step_by(2).any(|&s| s % 2 == 1));
+        slots.sort_unstable();
+        assert_eq!(slots, (0..2 * SETS).collect::<Vec<_>>());
     }
 
     #[test]
