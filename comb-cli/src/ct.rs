@@ -122,7 +122,8 @@ impl Rng {
 /// buffer (untimed), performs the operation on it and returns its TSC ticks. The timed
 /// operation always touches the same memory whatever the class: when each class read its
 /// own buffers, their addresses alone made two classes of identically distributed random
-/// inputs "differ" (|t| up to 26 with a million samples).
+/// inputs "differ" (|t| up to 26 with a million samples). Where the inputs copied in lie
+/// matters too: the batch tests keep them in shuffled aligned slots ([`Inputs`]).
 struct Test<'a> {
     name: String,
     what: &'static str,
