@@ -421,24 +421,7 @@ fn aead_tests(
         ),
     ] {
         let batch = AeadBatch::new(alg, e, keys, rng)?;
-        let sets = Inputs::new(&sets, rng);
-        let mut stage = vec![0u8; BATCH_JOBS * BATCH_LEN];
-        let mut out = vec![0u8; BATCH_JOBS * batch.ct_len];
-        let mut tags = vec![0u8; BATCH_JOBS * batch.tag_len];
-        tests.push(Test {
-            name,
-            what,
-            run: Box::new(move |class, i| {
-                stage.copy_from_slice(sets.get(2 * (i % SETS) + class));
-                let (ct_len, alg) = (batch.ct_len, batch.alg);
-                let mut jobs =
-                    batch.jobs(Op::Encrypt, &stage, BATCH_LEN, &mut out, ct_len, &mut tags);
-                let mut r = Vec::new();
-                let dt = timed(|| r = batch.engine.process(alg, Op::Encrypt, &mut jobs));
-                std::hint::black_box(&r);
-                dt
-            }),
-        });
+        tests.push(batch_test(batch, Op::Encrypt, name, what, &sets, rng));
     }
     // Decryption with valid tags: the sets sealed in advance.
     {
@@ -450,11 +433,12 @@ fn aead_tests(
         for s in &sealed[..2] {
             batch.expect_open(s, true)?;
         }
-        tests.push(decryption_test(
+        tests.push(batch_test(
             batch,
+            Op::Decrypt,
             format!("{alg}-dec-{backend}"),
             "batch of 8 x 64 bytes, decryption (tags valid): fixed vs random plaintext",
-            sealed,
+            &joined(&sealed),
             rng,
         ));
     }
@@ -487,56 +471,61 @@ fn aead_tests(
                 wrong.push((ct, tags));
             }
         }
-        tests.push(decryption_test(
+        tests.push(batch_test(
             batch,
+            Op::Decrypt,
             format!("{alg}-tag-{backend}"),
             if control {
                 "batch of 8 x 64 bytes, decryption, every tag wrong: random bytes in both"
             } else {
                 "batch of 8 x 64 bytes, decryption, every tag wrong: first vs last byte"
             },
-            wrong,
+            &joined(&wrong),
             rng,
         ));
     }
     Ok(tests)
 }
 
-/// A test timing the decryption of the batch `inputs[2 * (i % SETS) + class]` (ciphertexts,
-/// tags), staged untimed into the same buffers for every input.
-fn decryption_test(
-    batch: AeadBatch,
-    name: String,
-    what: &'static str,
-    inputs: Vec<(Vec<u8>, Vec<u8>)>,
-    rng: &mut Rng,
-) -> Test<'static> {
-    let joined: Vec<Vec<u8>> = inputs
+/// Each sealed batch as one input: its ciphertexts, then its tags.
+fn joined(sealed: &[(Vec<u8>, Vec<u8>)]) -> Vec<Vec<u8>> {
+    sealed
         .iter()
         .map(|(ct, tags)| [&ct[..], tags].concat())
-        .collect();
-    let inputs = Inputs::new(&joined, rng);
-    let mut stage = vec![0u8; BATCH_JOBS * batch.ct_len];
-    let mut stage_tags = vec![0u8; BATCH_JOBS * batch.tag_len];
-    let mut out = vec![0u8; BATCH_JOBS * batch.pt_len];
+        .collect()
+}
+
+/// A test timing `op` on the batch `inputs[2 * (i % SETS) + class]` (its input bytes, then on
+/// decryption its expected tags), staged untimed into the same buffers for every input;
+/// encryption writes its tags into a buffer of their own.
+fn batch_test(
+    batch: AeadBatch,
+    op: Op,
+    name: String,
+    what: &'static str,
+    inputs: &[Vec<u8>],
+    rng: &mut Rng,
+) -> Test<'static> {
+    let (in_len, out_len) = match op {
+        Op::Encrypt => (BATCH_LEN, batch.ct_len),
+        Op::Decrypt => (batch.ct_len, batch.pt_len),
+    };
+    let inputs = Inputs::new(inputs, rng);
+    let mut stage = vec![0u8; BATCH_JOBS * in_len];
+    let mut tags = vec![0u8; BATCH_JOBS * batch.tag_len];
+    let mut out = vec![0u8; BATCH_JOBS * out_len];
     Test {
         name,
         what,
         run: Box::new(move |class, i| {
-            let (ct, tags) = inputs.get(2 * (i % SETS) + class).split_at(stage.len());
-            stage.copy_from_slice(ct);
-            stage_tags.copy_from_slice(tags);
-            let (ct_len, pt_len, alg) = (batch.ct_len, batch.pt_len, batch.alg);
-            let mut jobs = batch.jobs(
-                Op::Decrypt,
-                &stage,
-                ct_len,
-                &mut out,
-                pt_len,
-                &mut stage_tags,
-            );
+            let (input, expected) = inputs.get(2 * (i % SETS) + class).split_at(stage.len());
+            stage.copy_from_slice(input);
+            if op == Op::Decrypt {
+                tags.copy_from_slice(expected);
+            }
+            let mut jobs = batch.jobs(op, &stage, in_len, &mut out, out_len, &mut tags);
             let mut r = Vec::new();
-            let dt = timed(|| r = batch.engine.process(alg, Op::Decrypt, &mut jobs));
+            let dt = timed(|| r = batch.engine.process(batch.alg, op, &mut jobs));
             std::hint::black_box(&r);
             dt
         }),
