@@ -18,7 +18,7 @@
 mod quad;
 mod wide;
 
-pub(crate) use quad::{cfb_mac_quads, lane_of, CFB_MAC_QUADS};
+pub(crate) use quad::{cfb_mac_quads, CFB_MAC_QUADS};
 
 pub(crate) use wide::{
     crypt_many, ctr, ecb_then_cfb_decrypt, gcm_encrypt, parallel, YMM_STITCH_MIN,

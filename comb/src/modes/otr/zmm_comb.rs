@@ -30,9 +30,8 @@ use core::arch::x86_64::*;
 use super::{
     ad_inputs, join_pairs, last_chunk, rk, rk4, split_pairs, tag_len, State, States, PAIR,
 };
-use crate::aes::vaes::lane_of;
 use crate::aes::{AesKey, Kernels};
-use crate::block::{cut_windows, Block, BLOCK};
+use crate::block::{Block, BLOCK};
 use crate::cpu::VaesZmmToken;
 use crate::gf128::vclmul512::Vclmul512Token;
 use crate::modes::{finish_tag, format_nonce, Prepared};
@@ -562,12 +561,6 @@ fn dbl4(v: __m512i) -> __m512i {
     _mm512_xor_si512(_mm512_slli_epi64::<1>(v), carry)
 }
 
-/// Byte mask of the first `n <= 16` bytes.
-#[inline]
-fn first(n: usize) -> __mmask16 {
-    ((1u32 << n.min(BLOCK)) - 1) as __mmask16
-}
-
 /// All passes over the lanes: `L`, the long jobs' pairs, the windows, the last chunks and
 /// the tags. One key (`SHARED`) or several: each an instantiation of its own, so that the
 /// one-key chunks carry no code of the other case.
@@ -736,46 +729,107 @@ unsafe fn window<const R: usize, const DEC: bool, const SHARED: bool>(
     sec.s[..R].copy_from_slice(&s);
 }
 
-/// One lane's inputs to [`last_and_tags`]: `U`, `W`, the keep mask and `10*` pad of `U`'s
-/// cut (odd chunks; none for even ones) and of `W`'s, whether the chunk is even and whether
-/// its last block is whole.
+/// The inputs of [`last_and_tags`] in register `r` (lanes `4r .. 4r + 4`): `U` and `W`
+/// (zero past the chunk), the byte masks of `U`'s bytes (`min(last, 16)`) and of `W`'s
+/// (`last − 16`), the `10*` pad bytes after them (at `min(last, 16)`, none at 16; at `last −
+/// 16`) and the quadword masks of the lanes whose chunk is even and whose last block is
+/// whole. All lane-wise from the lanes' lengths, with no branch on them, and the chunk's
+/// bytes by masked loads straight into their lanes (as the outputs are stored): where each
+/// lane took two loads, four constant blocks by its length and branches on it, then lane
+/// inserts to join them and extracts to store (some twenty shuffles a register).
 struct LastInputs {
-    x: [__m128i; 6],
-    even: bool,
-    whole: bool,
+    u: __m512i,
+    w: __m512i,
+    ku: __mmask64,
+    kw: __mmask64,
+    pad_u: __mmask64,
+    pad_w: __mmask64,
+    even: __mmask8,
+    whole: __mmask8,
 }
 
-/// [`LastInputs`] of lane `j`.
+/// Where lane `j`'s last chunk starts in `buf` (its input or output), or (an empty chunk)
+/// [`ZERO`]: the masked loads and stores of [`last_and_tags`] address 48 bytes before and
+/// after it, touching none of them, and an empty job's buffer may be null or dangling, so
+/// that those addresses would not even be canonical.
+#[inline]
+fn chunk_at(buf: *const u8, ln: &Lanes, j: usize) -> *const u8 {
+    if ln.last[j] == 0 {
+        ZERO.as_ptr()
+    } else {
+        buf.wrapping_add(PAIR * ln.ell[j])
+    }
+}
+
+/// The byte mask of lane `q` of a register.
+#[inline]
+fn lane_bytes(q: usize) -> __mmask64 {
+    0xffff << (16 * q)
+}
+
+/// [`LastInputs`] of register `r`; `last8` holds every lane's `last` as a byte.
 ///
 /// # Safety
-/// AVX-512BW/VL; the lane's last chunk, bytes `PAIR · ell .. len`, inside its input.
+/// AVX-512F/BW; each lane's last chunk, bytes `PAIR · ell .. len`, inside its input.
 #[inline]
-#[target_feature(enable = "avx512f,avx512bw,avx512vl")]
-unsafe fn last_inputs(ln: &Lanes, j: usize) -> LastInputs {
-    let last = ln.last[j];
-    let mut x = [_mm_setzero_si128(); 6];
-    if last > 0 {
-        let p = ln.src[j].wrapping_add(PAIR * ln.ell[j]);
-        // SAFETY: the last chunk lies inside the input (caller); a masked load touches only
-        // its mask's bytes.
+#[target_feature(enable = "avx512f,avx512bw")]
+unsafe fn last_inputs(ln: &Lanes, last8: &[u8; LANES], r: usize) -> LastInputs {
+    // Each lane's `last` in all its bytes: the four bytes in every lane, then byte q spread
+    // over lane q.
+    let four = i32::from_le_bytes(last8[4 * r..4 * r + 4].try_into().unwrap_or([0; 4]));
+    let spread = _mm512_set_epi64(
+        0x0303_0303_0303_0303,
+        0x0303_0303_0303_0303,
+        0x0202_0202_0202_0202,
+        0x0202_0202_0202_0202,
+        0x0101_0101_0101_0101,
+        0x0101_0101_0101_0101,
+        0,
+        0,
+    );
+    let last = _mm512_shuffle_epi8(_mm512_set1_epi32(four), spread);
+    let sixteen = _mm512_set1_epi8(BLOCK as i8);
+    let (lu, lw) = (
+        _mm512_min_epu8(last, sixteen),
+        _mm512_subs_epu8(last, sixteen),
+    );
+    let at = _mm512_broadcast_i32x4(_mm_setr_epi8(
+        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+    ));
+    let (ku, kw) = (
+        _mm512_cmplt_epu8_mask(at, lu),
+        _mm512_cmplt_epu8_mask(at, lw),
+    );
+    let (pad_u, pad_w) = (
+        _mm512_cmpeq_epi8_mask(at, lu),
+        _mm512_cmpeq_epi8_mask(at, lw),
+    );
+    // A quadword of `last` in every byte compares as `last` does.
+    let times = |b: u64| _mm512_set1_epi64((b * 0x0101_0101_0101_0101) as i64);
+    let even = _mm512_cmpgt_epu64_mask(last, times(16));
+    let whole = _mm512_cmpeq_epu64_mask(last, times(16)) | _mm512_cmpeq_epu64_mask(last, times(32));
+    let mut u = _mm512_setzero_si512();
+    let mut w = _mm512_setzero_si512();
+    for q in 0..4 {
+        let j = 4 * r + q;
+        // Lane q of a register loaded from `p − 16q` is the 16 bytes at `p`.
+        let p = chunk_at(ln.src[j], ln, j).wrapping_sub(BLOCK * q);
+        // SAFETY: the chunk's bytes lie inside the input (caller); a masked load touches only
+        // its mask's bytes (none for an empty chunk, or an odd one's `W`).
         unsafe {
-            x[0] = _mm_maskz_loadu_epi8(first(last), p.cast());
-            if last > BLOCK {
-                x[1] = _mm_maskz_loadu_epi8(first(last - BLOCK), p.add(BLOCK).cast());
-            }
+            u = _mm512_mask_loadu_epi8(u, ku & lane_bytes(q), p.cast());
+            w = _mm512_mask_loadu_epi8(w, kw & lane_bytes(q), p.wrapping_add(BLOCK).cast());
         }
     }
-    let even = last > BLOCK;
-    let (ka, pa) = cut_windows(if even { BLOCK } else { last });
-    let (kb, pb) = cut_windows(last.saturating_sub(BLOCK));
-    for (xk, c) in x[2..].iter_mut().zip([ka, pa, kb, pb]) {
-        // SAFETY: a 16-byte constant block.
-        *xk = unsafe { _mm_loadu_si128(c.as_ptr().cast()) };
-    }
     LastInputs {
-        x,
+        u,
+        w,
+        ku,
+        kw,
+        pad_u,
+        pad_w,
         even,
-        whole: last == BLOCK || last == PAIR,
+        whole,
     }
 }
 
@@ -803,38 +857,17 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
     any_ad: bool,
     sec: &mut Secrets,
 ) {
-    let mut u = [_mm512_setzero_si512(); R];
-    let mut w = [_mm512_setzero_si512(); R];
-    let mut keep_a = [_mm512_setzero_si512(); R];
-    let mut pad_a = [_mm512_setzero_si512(); R];
-    let mut keep_b = [_mm512_setzero_si512(); R];
-    let mut pad_b = [_mm512_setzero_si512(); R];
-    let mut even = [0 as __mmask8; R];
-    let mut whole = [0 as __mmask8; R];
-    for r in 0..R {
-        // SAFETY: each lane's last chunk lies inside its input (caller).
-        // Plain calls, no closures: LLVM kept a closure here out of line, its arrays passed
-        // through memory (`perf`: 4% of the samples at 64-byte messages in that closure).
-        let l0 = unsafe { last_inputs(ln, 4 * r) };
-        let l1 = unsafe { last_inputs(ln, 4 * r + 1) };
-        let l2 = unsafe { last_inputs(ln, 4 * r + 2) };
-        let l3 = unsafe { last_inputs(ln, 4 * r + 3) };
-        let lanes = [&l0, &l1, &l2, &l3];
-        u[r] = join([l0.x[0], l1.x[0], l2.x[0], l3.x[0]]);
-        w[r] = join([l0.x[1], l1.x[1], l2.x[1], l3.x[1]]);
-        keep_a[r] = join([l0.x[2], l1.x[2], l2.x[2], l3.x[2]]);
-        pad_a[r] = join([l0.x[3], l1.x[3], l2.x[3], l3.x[3]]);
-        keep_b[r] = join([l0.x[4], l1.x[4], l2.x[4], l3.x[4]]);
-        pad_b[r] = join([l0.x[5], l1.x[5], l2.x[5], l3.x[5]]);
-        for (q, l) in lanes.iter().enumerate() {
-            if l.even {
-                even[r] |= 3 << (2 * q);
-            }
-            if l.whole {
-                whole[r] |= 3 << (2 * q);
-            }
-        }
-    }
+    let last8: [u8; LANES] = core::array::from_fn(|j| ln.last[j] as u8);
+    // SAFETY: each lane's last chunk lies inside its input (caller).
+    let li: [LastInputs; R] = core::array::from_fn(|r| unsafe { last_inputs(ln, &last8, r) });
+    let u: [__m512i; R] = core::array::from_fn(|r| li[r].u);
+    let w: [__m512i; R] = core::array::from_fn(|r| li[r].w);
+    // `ozp`: the pad byte after the kept bytes (which end before it).
+    let pad = _mm512_set1_epi8(0x80u8 as i8);
+    let pad_u = |r: usize, x: __m512i| _mm512_mask_mov_epi8(x, li[r].pad_u, pad);
+    let pad_w = |r: usize, x: __m512i| _mm512_mask_mov_epi8(x, li[r].pad_w, pad);
+    let even: [__mmask8; R] = core::array::from_fn(|r| li[r].even);
+    let whole: [__mmask8; R] = core::array::from_fn(|r| li[r].whole);
     let mi: [__m512i; R] = core::array::from_fn(|r| sec.m[r]);
     let dbl: [__m512i; R] = core::array::from_fn(|r| dbl4(mi[r]));
     let lb: [__m512i; R] = core::array::from_fn(|r| bswap4(mi[r]));
@@ -843,7 +876,7 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
     let mut out_b = [_mm512_setzero_si512(); R];
     let mut cs = [_mm512_setzero_si512(); R];
     if DEC {
-        let ozp_w: [__m512i; R] = core::array::from_fn(|r| _mm512_or_si512(w[r], pad_b[r]));
+        let ozp_w: [__m512i; R] = core::array::from_fn(|r| pad_w(r, w[r]));
         let mut x: [__m512i; R] =
             core::array::from_fn(|r| _mm512_mask_xor_epi64(lb[r], even[r], ozp_w[r], lsb[r]));
         // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
@@ -855,7 +888,7 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
         for r in 0..R {
             out_a[r] = a[r];
             out_b[r] = _mm512_xor_si512(x[r], w[r]);
-            let odd_cs = _mm512_or_si512(_mm512_and_si512(a[r], keep_a[r]), pad_a[r]);
+            let odd_cs = pad_u(r, _mm512_maskz_mov_epi8(li[r].ku, a[r]));
             cs[r] = _mm512_mask_xor_epi64(odd_cs, even[r], x[r], ozp_w[r]);
         }
     } else {
@@ -865,8 +898,10 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
         unsafe { enc128::<R, SHARED>(&mut x, key) };
         let zs = x;
         let y: [__m512i; R] = core::array::from_fn(|r| {
-            let c = _mm512_and_si512(_mm512_xor_si512(zs[r], w[r]), keep_b[r]);
-            _mm512_or_si512(c, pad_b[r])
+            pad_w(
+                r,
+                _mm512_maskz_mov_epi8(li[r].kw, _mm512_xor_si512(zs[r], w[r])),
+            )
         });
         let mut x: [__m512i; R] = core::array::from_fn(|r| _mm512_xor_si512(y[r], lsb[r]));
         // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
@@ -875,29 +910,26 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
             let ca = _mm512_xor_si512(x[r], u[r]);
             out_a[r] = _mm512_mask_mov_epi64(_mm512_xor_si512(zs[r], u[r]), even[r], ca);
             out_b[r] = y[r];
-            let odd_cs = _mm512_or_si512(u[r], pad_a[r]);
+            let odd_cs = pad_u(r, u[r]);
             cs[r] = _mm512_mask_xor_epi64(odd_cs, even[r], zs[r], y[r]);
         }
     }
     for r in 0..R {
         for q in 0..4 {
             let j = 4 * r + q;
-            let last = ln.last[j];
-            if last == 0 {
-                continue;
-            }
-            let d = ln.dst[j].wrapping_add(PAIR * ln.ell[j]);
+            // Lane q of a register stored at `d − 16q` lands at `d`.
+            let d = chunk_at(ln.dst[j], ln, j)
+                .cast_mut()
+                .wrapping_sub(BLOCK * q);
             // SAFETY: the last chunk lies inside the output; a masked store writes only its
-            // mask's bytes.
+            // mask's bytes (none for an empty chunk, or an odd one's second block).
             unsafe {
-                _mm_mask_storeu_epi8(d.cast(), first(last), lane_of(out_a[r], q));
-                if last > BLOCK {
-                    _mm_mask_storeu_epi8(
-                        d.add(BLOCK).cast(),
-                        first(last - BLOCK),
-                        lane_of(out_b[r], q),
-                    );
-                }
+                _mm512_mask_storeu_epi8(d.cast(), li[r].ku & lane_bytes(q), out_a[r]);
+                _mm512_mask_storeu_epi8(
+                    d.wrapping_add(BLOCK).cast(),
+                    li[r].kw & lane_bytes(q),
+                    out_b[r],
+                );
             }
         }
     }
