@@ -917,12 +917,19 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
     for r in 0..R {
         for q in 0..4 {
             let j = 4 * r + q;
+            // Nothing to store; and a masked store under an empty mask at `ZERO` (read-only)
+            // took a slow path: with empty lanes in a chunk (2 to 31 jobs, not a multiple of
+            // four) the realistic mix in batches of 30 ran 0.33-0.39 TSC cycles/byte against
+            // 0.24 with this branch, batches of 6 0.72-0.75 against 0.31-0.32.
+            if ln.last[j] == 0 {
+                continue;
+            }
             // Lane q of a register stored at `d − 16q` lands at `d`.
             let d = chunk_at(ln.dst[j], ln, j)
                 .cast_mut()
                 .wrapping_sub(BLOCK * q);
             // SAFETY: the last chunk lies inside the output; a masked store writes only its
-            // mask's bytes (none for an empty chunk, or an odd one's second block).
+            // mask's bytes (none for an odd chunk's second block).
             unsafe {
                 _mm512_mask_storeu_epi8(d.cast(), li[r].ku & lane_bytes(q), out_a[r]);
                 _mm512_mask_storeu_epi8(
