@@ -992,6 +992,71 @@ mod tests {
     use super::*;
     use crate::cpu::VaesToken;
 
+    /// The last-chunk inputs of a register, lane by lane, against their definitions: every
+    /// `last` from 0 to 32 in every lane position (beside pairs before it, and lanes of other
+    /// lengths), `U` and `W` the chunk's bytes and zeros, the kept bytes, the pad byte, the
+    /// even and whole lanes.
+    #[test]
+    fn last_inputs_match_their_definitions() {
+        if !(std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw"))
+        {
+            return;
+        }
+        let input: Vec<u8> = (0..4 * 200).map(|i| (i * 7 + 3) as u8).collect();
+        for last in 0..=PAIR {
+            for q0 in 0..4 {
+                let mut ln = Lanes {
+                    src: [ZERO.as_ptr(); LANES],
+                    dst: [core::ptr::null_mut(); LANES],
+                    ell: [0; LANES],
+                    comb: [0; LANES],
+                    last: [0; LANES],
+                    job: [0; LANES],
+                    ad: [false; LANES],
+                    n: 8,
+                };
+                // Lanes 4..8 (register 1): lane q0 of length `last` after q0 + 1 pairs, the
+                // others of other lengths.
+                for q in 0..4 {
+                    let j = 4 + q;
+                    ln.src[j] = input[200 * q..].as_ptr();
+                    ln.ell[j] = q + 1;
+                    ln.last[j] = if q == q0 {
+                        last
+                    } else {
+                        (last + 11 * q + 5) % 33
+                    };
+                }
+                let last8: [u8; LANES] = core::array::from_fn(|j| ln.last[j] as u8);
+                // SAFETY: AVX-512F and BW checked; every chunk lies inside `input`.
+                let li = unsafe { last_inputs(&ln, &last8, 1) };
+                // SAFETY: any 64 bytes are four blocks.
+                let blocks = |v: __m512i| unsafe { core::mem::transmute::<__m512i, [Block; 4]>(v) };
+                let (u, w) = (blocks(li.u), blocks(li.w));
+                for q in 0..4 {
+                    let l = ln.last[4 + q];
+                    let what = format!("last {last}, lane {q0}: lane {q} of {l}");
+                    let chunk = &input[200 * q + PAIR * (q + 1)..][..l];
+                    let (lu, lw) = (l.min(BLOCK), l.saturating_sub(BLOCK));
+                    assert_eq!(u[q][..lu], chunk[..lu], "{what}: U");
+                    assert!(u[q][lu..].iter().all(|&b| b == 0), "{what}: U's zeros");
+                    assert_eq!(w[q][..lw], chunk[lu..], "{what}: W");
+                    assert!(w[q][lw..].iter().all(|&b| b == 0), "{what}: W's zeros");
+                    let bits = |k: __mmask64| (k >> (16 * q)) as u16;
+                    assert_eq!(bits(li.ku), ((1u32 << lu) - 1) as u16, "{what}: U's bytes");
+                    assert_eq!(bits(li.kw), ((1u32 << lw) - 1) as u16, "{what}: W's bytes");
+                    let pad = |n: usize| if n < BLOCK { 1u16 << n } else { 0 };
+                    assert_eq!(bits(li.pad_u), pad(lu), "{what}: U's pad");
+                    assert_eq!(bits(li.pad_w), pad(lw), "{what}: W's pad");
+                    let lane = |k: __mmask8| (k >> (2 * q)) & 3;
+                    assert_eq!(lane(li.even), if l > BLOCK { 3 } else { 0 }, "{what}: even");
+                    let whole = l == BLOCK || l == PAIR;
+                    assert_eq!(lane(li.whole), if whole { 3 } else { 0 }, "{what}: whole");
+                }
+            }
+        }
+    }
+
     /// The wipe (what drop runs) clears every lane a chunk of `n` jobs can have written (its
     /// registers' worth of masks, checksums, `TA` inputs and tags), for every `n` from 1 to 32.
     #[test]
