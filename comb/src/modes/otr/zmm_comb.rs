@@ -84,7 +84,8 @@ fn comb_pairs(ell: usize) -> usize {
     }
 }
 
-/// Zeros that the ended lanes of a step read.
+/// Zeros that the ended lanes of a step read; the address empty last chunks are loaded from
+/// (under an empty mask, [`chunk_at`]).
 static ZERO: [u8; PAIR] = [0; PAIR];
 
 /// The chunk's lanes in their order (longest job first); lanes `n..` of the last register are
@@ -756,9 +757,10 @@ impl LastInputs {
 }
 
 /// Where lane `j`'s last chunk starts in `buf` (its input or output), or (an empty chunk)
-/// [`ZERO`]: the masked loads and stores of [`last_and_tags`] address 48 bytes before and
-/// after it, touching none of them, and an empty job's buffer may be null or dangling, so
-/// that those addresses would not even be canonical.
+/// [`ZERO`]. The masked loads and stores of [`last_and_tags`] address 64-byte spans from up
+/// to 48 bytes before it, touching only the chunk's bytes; an empty job's buffer may be null
+/// or dangling, and those addresses would not even be canonical. (Empty chunks' loads read
+/// under an empty mask at `ZERO`; their stores are left out, see there.)
 #[inline]
 fn chunk_at(buf: *const u8, ln: &Lanes, j: usize) -> *const u8 {
     if ln.last[j] == 0 {
