@@ -226,7 +226,7 @@ impl QuadKeys<'_> {
 /// Lane `s` (0..4) of `v`.
 #[inline]
 #[target_feature(enable = "avx512f")]
-pub(crate) fn lane_of(v: __m512i, s: usize) -> __m128i {
+fn lane_of(v: __m512i, s: usize) -> __m128i {
     match s {
         0 => _mm512_castsi512_si128(v),
         1 => _mm512_extracti32x4_epi32::<1>(v),
