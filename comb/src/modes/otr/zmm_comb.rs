@@ -107,6 +107,22 @@ struct Lanes {
     n: usize,
 }
 
+impl Lanes {
+    /// `n` lanes, none filled yet: every lane reads `ZERO`, has no pair and no last chunk.
+    fn empty(n: usize) -> Lanes {
+        Lanes {
+            src: [ZERO.as_ptr(); LANES],
+            dst: [core::ptr::null_mut(); LANES],
+            ell: [0; LANES],
+            comb: [0; LANES],
+            last: [0; LANES],
+            job: [0; LANES],
+            ad: [false; LANES],
+            n,
+        }
+    }
+}
+
 /// Per-lane secrets kept in memory between passes, wiped on drop: the masks `L_i` (as
 /// integers: lane `j` is element `j`), the checksums, the `TA` inputs and the tags. Each
 /// array is `REGS` registers' worth, 64-byte aligned, so that drop wipes it with zmm stores,
@@ -333,16 +349,7 @@ fn run<const DEC: bool>(
     }
     // SAFETY: the token proves AVX2; `try_run`, the only caller, checked POPCNT.
     let order = unsafe { sort_lanes(z, &sort_keys, n) };
-    let mut ln = Lanes {
-        src: [ZERO.as_ptr(); LANES],
-        dst: [core::ptr::null_mut(); LANES],
-        ell: [0; LANES],
-        comb: [0; LANES],
-        last: [0; LANES],
-        job: [0; LANES],
-        ad: [false; LANES],
-        n,
-    };
+    let mut ln = Lanes::empty(n);
     let mut sec = Secrets::new(z, n);
     let mut formats = [0u128; LANES];
     for (lane, &j) in order[..n].iter().enumerate() {
@@ -1007,16 +1014,7 @@ mod tests {
         let input: Vec<u8> = (0..4 * 200).map(|i| (i * 7 + 3) as u8).collect();
         for last in 0..=PAIR {
             for q0 in 0..4 {
-                let mut ln = Lanes {
-                    src: [ZERO.as_ptr(); LANES],
-                    dst: [core::ptr::null_mut(); LANES],
-                    ell: [0; LANES],
-                    comb: [0; LANES],
-                    last: [0; LANES],
-                    job: [0; LANES],
-                    ad: [false; LANES],
-                    n: 8,
-                };
+                let mut ln = Lanes::empty(8);
                 // Lanes 4..8 (register 1): lane q0 of length `last` after q0 + 1 pairs, the
                 // others of other lengths.
                 for q in 0..4 {
