@@ -40,8 +40,8 @@ timings differ (dudect's threshold); the exit code is 1 if any test crosses it. 
 the verdict depends on the machine and the sample count. Run `--fixed random` first: both \
 classes are then random (the AEAD tag tests flip random bytes in both; the CMAC and padding \
 tests keep their classes), so any DIFFERS they report is the machine's or the harness's, and \
-the same test's verdicts are not evidence at that sample count. On a shared machine, repeat with other seeds: a leak differs \
-every time."
+the same test's verdicts are not evidence at that sample count. On a shared machine, repeat \
+with other seeds: a leak differs every time."
 )]
 pub struct Args {
     /// Timed operations per class and test.
