@@ -1380,8 +1380,14 @@ fn times_x16_zmm(v: __m512i) -> __m512i {
     _mm512_xor_si512(_mm512_bsrli_epi128::<2>(v), _mm512_shuffle_epi8(red, place))
 }
 
+/// The pair of a zmm register's lane in [`body_zmm`]: lanes 0 to 3 hold the register's pairs
+/// 0, 2, 1 and 3 (an involution: also the lane of a pair). So the first blocks `A` of the
+/// four pairs come from two loads, 48 bytes apart, one blend, and so do the second blocks
+/// `B`; the outputs go back with masked stores (see [`zmm_step`]).
+const ZMM_LANE_PAIR: [usize; 4] = [0, 2, 1, 3];
+
 /// The masks `L_k = L·x^k` for `k` in `0..16`, as blocks: lane `j` of register `r` is
-/// `L_4r+j`. Each straight from `L` (an integer, broadcast): per lane a shift left by `k`
+/// `L_4r+p`, `p = ZMM_LANE_PAIR[j]`. Each straight from `L` (an integer, broadcast): per lane a shift left by `k`
 /// bits of both quadwords (variable shifts), the low quadword's top `k` bits carried into the
 /// high one and the high one's reduced into the low one (`t·(x^7 + x^2 + x + 1)`, at most 22
 /// bits), then one byte swap a register. Lane-wise arithmetic, short before the first step
@@ -1399,9 +1405,9 @@ fn first_masks_zmm(l: u128) -> [__m512i; 4] {
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
     ));
     core::array::from_fn(|r| {
-        // Lane j: k = 4r + j, in both quadwords. A variable shift by 64 or more gives zero,
+        // Lane j: k = 4r + ZMM_LANE_PAIR[j], in both quadwords. A variable shift by 64 or more gives zero,
         // so each right shift below takes one quadword of the lane and clears the other.
-        let k = |j: i64| 4 * r as i64 + j;
+        let k = |j: usize| (4 * r + ZMM_LANE_PAIR[j]) as i64;
         let up = _mm512_set_epi64(k(3), k(3), k(2), k(2), k(1), k(1), k(0), k(0));
         let to_high = _mm512_set_epi64(64 - k(3), 64, 64 - k(2), 64, 64 - k(1), 64, 64 - k(0), 64);
         let to_low = _mm512_set_epi64(64, 64 - k(3), 64, 64 - k(2), 64, 64 - k(1), 64, 64 - k(0));
@@ -1500,6 +1506,13 @@ macro_rules! enc_z {
 /// took 286-338 ticks with its split and join, 208-234 without them, against 182 for ECB on
 /// zmm.
 ///
+/// So since stop 78 the split and join are gone: a register's lanes hold its pairs in the
+/// order of [`ZMM_LANE_PAIR`], its `A` blocks from two loads 48 bytes apart and one blend (so
+/// its `B` blocks), the outputs stored back under masks. Zen 5, comb engine, batches of 64,
+/// TSC cycles/byte, three alternated runs: 1456 bytes 0.157 -> 0.151-0.153, 4 KiB
+/// 0.119-0.120 -> 0.112-0.115, 1 KiB 0.167-0.169 against 0.168-0.171; the realistic mix no
+/// change that five alternated pairs could show.
+///
 /// # Safety
 /// AVX-512F, AVX-512BW, VAES, AES-NI, SSSE3 and VPCLMULQDQ; pairs `0..ell` inside input and
 /// output.
@@ -1515,7 +1528,7 @@ unsafe fn body_zmm<const DEC: bool>(
     const R: usize = 4;
     const N: usize = 4 * R;
     let rounds = key.rounds.min(14);
-    // The masks of register r, (L_4r, .., L_4r+3).
+    // The masks of register r, (L_4r, .., L_4r+3) in the lanes of `ZMM_LANE_PAIR`.
     let mut lv: [__m512i; R] = first_masks_zmm(*l);
     let mut s = _mm512_setzero_si512();
     let (full, rem) = (ell / N, ell % N);
@@ -1558,9 +1571,9 @@ unsafe fn body_zmm<const DEC: bool>(
         merged!(5 6 7 8);
         lv = ahead;
     }
-    // L_ell: lane rem mod 4 of register rem / 4 (of the masks after the last 16-pair
+    // L_ell: pair rem mod 4 of register rem / 4 (of the masks after the last 16-pair
     // boundary).
-    let lane = (2 * (rem % 4)) as i64;
+    let lane = (2 * ZMM_LANE_PAIR[rem % 4]) as i64;
     let idx = _mm512_set_epi64(0, 0, 0, 0, 0, 0, lane + 1, lane);
     let out = _mm512_permutexvar_epi64(idx, lv[rem / 4]);
     *l = to_int(bswap(_mm512_castsi512_si128(out)));
@@ -1595,9 +1608,9 @@ fn join_pairs(y1: __m512i, y2: __m512i) -> (__m512i, __m512i) {
 }
 
 /// One step of [`body_zmm`]: `count` pairs from pair `first` (`4R - 3 ..= 4R`), in `R`
-/// registers per layer, with masks `lv` (lane `j` of register `r`: `L_first+4r+j`) and
-/// `after` (its first lane the mask after the step's last register); the checksum blocks
-/// xored into `s`. A step of fewer than `4R` pairs loads and stores under masks: the
+/// registers per layer, with masks `lv` (lane `j` of register `r`: `L_first+4r+p`, `p =`
+/// [`ZMM_LANE_PAIR`]`[j]`) and `after` (its first lane the mask after the step's last
+/// register); the checksum blocks xored into `s`. A step of fewer than `4R` pairs loads and stores under masks: the
 /// missing pairs' lanes are zero, computed, never stored, and kept out of the checksum.
 ///
 /// It must inline into [`body_zmm`]: with more call sites (messages of 8 to 15 pairs on
@@ -1620,48 +1633,57 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
 ) {
     debug_assert!(count <= 4 * R && count + 4 > 4 * R);
     let whole = count == 4 * R;
-    // (L*_i) = (L_i ⊕ L_i+1): each register's lanes beside the next ones.
+    // (L*_i) = (L_i ⊕ L_i+1): the next pair's mask, in lane order, of register r (lanes 2
+    // and 3 beside lanes 0 and 1) and of the next register (its lane 0 beside lane 3).
+    let next_pair = _mm512_set_epi64(9, 8, 3, 2, 7, 6, 5, 4);
     let lsv: [__m512i; R] = core::array::from_fn(|r| {
         let next = if r + 1 < R { lv[r + 1] } else { after };
-        _mm512_xor_si512(lv[r], _mm512_alignr_epi64::<2>(next, lv[r]))
+        _mm512_xor_si512(lv[r], _mm512_permutex2var_epi64(lv[r], next_pair, next))
     });
-    // Qword masks: of the two pairs from pair `p` of the step (a load or a store), of the
-    // four lanes of register `r`.
-    let two = |p: usize| -> __mmask8 {
-        match count.saturating_sub(p) {
+    // Qword masks of the lanes of register r that hold one of the step's pairs; of those,
+    // the lanes of its pairs 0 and 1 (lanes 0 and 2) and of its pairs 2 and 3 (lanes 1, 3).
+    // Only the last register can be partial (`count > 4R - 4`).
+    let full = |r: usize| whole || r + 1 < R;
+    let valid = |r: usize| -> __mmask8 {
+        if full(r) {
+            return 0xff;
+        }
+        match count.saturating_sub(4 * r).min(4) {
             0 => 0,
-            1 => 0x0f,
+            1 => 0x03,
+            2 => 0x33,
+            3 => 0x3f,
             _ => 0xff,
         }
     };
-    let four =
-        |r: usize| -> __mmask8 { ((1u32 << (2 * count.saturating_sub(4 * r).min(4))) - 1) as u8 };
+    let low = |r: usize| valid(r) & 0x33;
+    let high = |r: usize| valid(r) & 0xcc;
     let at = PAIR * first;
     // SAFETY (loads and stores): the step's pairs lie inside input and output (caller); a
     // masked load or store touches only the bytes of its mask's lanes, the step's pairs;
-    // all of a step's blocks are loaded before its stores.
+    // an unmasked load reads 64 bytes inside its register's four pairs, all there; all of a
+    // step's blocks are loaded before its stores.
     let mut a = [_mm512_setzero_si512(); R];
     let mut b = [_mm512_setzero_si512(); R];
     for r in 0..R {
-        // `wrapping_add` (here and below): a partial register's second window may start past
+        // `wrapping_add` (here and below): a partial register's windows may start past
         // the buffers' ends; the masked loads and stores touch none of those bytes.
         let p = io.src.wrapping_add(at + 4 * PAIR * r);
-        let (u, v) = if whole {
+        // Lane j of a load at `p + 16k` is the block at `p + 16(k + j)`: `A` of the
+        // register's pair `(j + k) / 2` for even `j + k`, its `B` for odd.
+        let ld = |mask: __mmask8, off: usize| {
+            let q = p.wrapping_add(off);
             unsafe {
-                (
-                    _mm512_loadu_si512(p.cast()),
-                    _mm512_loadu_si512(p.wrapping_add(2 * PAIR).cast()),
-                )
-            }
-        } else {
-            unsafe {
-                (
-                    _mm512_maskz_loadu_epi64(two(4 * r), p.cast()),
-                    _mm512_maskz_loadu_epi64(two(4 * r + 2), p.wrapping_add(2 * PAIR).cast()),
-                )
+                if full(r) {
+                    _mm512_loadu_si512(q.cast())
+                } else {
+                    _mm512_maskz_loadu_epi64(mask, q.cast())
+                }
             }
         };
-        (a[r], b[r]) = split_pairs(u, v);
+        let (lo, hi) = (low(r), high(r));
+        a[r] = _mm512_mask_blend_epi64(0xcc, ld(lo, 0), ld(hi, 3 * BLOCK));
+        b[r] = _mm512_mask_blend_epi64(0xcc, ld(lo, BLOCK), ld(hi, 4 * BLOCK));
     }
     let mut x: [__m512i; R] =
         core::array::from_fn(|r| _mm512_xor_si512(a[r], if DEC { lsv[r] } else { lv[r] }));
@@ -1681,23 +1703,21 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
         if DEC {
             *s = _mm512_xor_si512(
                 *s,
-                if whole {
+                if full(r) {
                     y2
                 } else {
-                    _mm512_maskz_mov_epi64(four(r), y2)
+                    _mm512_maskz_mov_epi64(valid(r), y2)
                 },
             );
         }
-        let (lo, hi) = join_pairs(y1[r], y2);
+        // Stored as loaded: each lane back at its block's place.
+        let (lo, hi) = (low(r), high(r));
+        let d = io.dst.wrapping_add(at + 4 * PAIR * r);
         unsafe {
-            let d = io.dst.wrapping_add(at + 4 * PAIR * r);
-            if whole {
-                _mm512_storeu_si512(d.cast(), lo);
-                _mm512_storeu_si512(d.wrapping_add(2 * PAIR).cast(), hi);
-            } else {
-                _mm512_mask_storeu_epi64(d.cast(), two(4 * r), lo);
-                _mm512_mask_storeu_epi64(d.wrapping_add(2 * PAIR).cast(), two(4 * r + 2), hi);
-            }
+            _mm512_mask_storeu_epi64(d.cast(), lo, y1[r]);
+            _mm512_mask_storeu_epi64(d.wrapping_add(3 * BLOCK).cast(), hi, y1[r]);
+            _mm512_mask_storeu_epi64(d.wrapping_add(BLOCK).cast(), lo, y2);
+            _mm512_mask_storeu_epi64(d.wrapping_add(4 * BLOCK).cast(), hi, y2);
         }
     }
 }
@@ -2170,8 +2190,8 @@ mod tests {
         }
     }
 
-    /// The sixteen first masks on zmm are `L·x^k`, lane by lane, for masks whose top bits
-    /// reduce (all ones) and whose low quadword carries (a bit at 63).
+    /// The sixteen first masks on zmm are `L·x^k`, each in its pair's lane, for masks whose
+    /// top bits reduce (all ones) and whose low quadword carries (a bit at 63).
     #[test]
     fn first_masks_zmm_are_the_doublings() {
         if !(std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("avx512bw"))
@@ -2190,7 +2210,8 @@ mod tests {
             for k in 0..16 {
                 // SAFETY: any 64 bytes are four blocks.
                 let block: Block =
-                    unsafe { core::mem::transmute::<__m512i, [Block; 4]>(got[k / 4]) }[k % 4];
+                    unsafe { core::mem::transmute::<__m512i, [Block; 4]>(got[k / 4]) }
+                        [ZMM_LANE_PAIR[k % 4]];
                 assert_eq!(block, want.to_be_bytes(), "L {l:#x}, k {k}");
                 want = dbl(want);
             }
