@@ -1511,7 +1511,11 @@ macro_rules! enc_z {
 /// its `B` blocks), the outputs stored back under masks. Zen 5, comb engine, batches of 64,
 /// TSC cycles/byte, three alternated runs: 1456 bytes 0.157 -> 0.151-0.153, 4 KiB
 /// 0.119-0.120 -> 0.112-0.115, 1 KiB 0.167-0.169 against 0.168-0.171; the realistic mix no
-/// change that five alternated pairs could show.
+/// change that five alternated pairs could show. Then the `B` blocks loaded only after the
+/// first layer and its outputs stored at once (fewer registers live across the rounds; the
+/// merged step of eight registers had spilled): 1 KiB 0.173-0.186 -> 0.164-0.173, 1456 bytes
+/// 0.157-0.167 -> 0.151-0.154, 4 KiB 0.116-0.122 -> 0.107-0.112 (three of four alternated
+/// pairs; the fourth contended), OTR/ECB on the mix 1.56-1.65 -> 1.52-1.57 (four pairs).
 ///
 /// # Safety
 /// AVX-512F, AVX-512BW, VAES, AES-NI, SSSE3 and VPCLMULQDQ; pairs `0..ell` inside input and
@@ -1636,10 +1640,10 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
     // (L*_i) = (L_i ⊕ L_i+1): the next pair's mask, in lane order, of register r (lanes 2
     // and 3 beside lanes 0 and 1) and of the next register (its lane 0 beside lane 3).
     let next_pair = _mm512_set_epi64(9, 8, 3, 2, 7, 6, 5, 4);
-    let lsv: [__m512i; R] = core::array::from_fn(|r| {
+    let lsv = |r: usize| {
         let next = if r + 1 < R { lv[r + 1] } else { after };
         _mm512_xor_si512(lv[r], _mm512_permutex2var_epi64(lv[r], next_pair, next))
-    });
+    };
     // Qword masks of the lanes of register r that hold one of the step's pairs; of those,
     // the lanes of its pairs 0 and 1 (lanes 0 and 2) and of its pairs 2 and 3 (lanes 1, 3).
     // Only the last register can be partial (`count > 4R - 4`).
@@ -1661,42 +1665,48 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
     let at = PAIR * first;
     // SAFETY (loads and stores): the step's pairs lie inside input and output (caller); a
     // masked load or store touches only the bytes of its mask's lanes, the step's pairs;
-    // an unmasked load reads 64 bytes inside its register's four pairs, all there; all of a
-    // step's blocks are loaded before its stores.
-    let mut a = [_mm512_setzero_si512(); R];
-    let mut b = [_mm512_setzero_si512(); R];
-    for r in 0..R {
-        // `wrapping_add` (here and below): a partial register's windows may start past
-        // the buffers' ends; the masked loads and stores touch none of those bytes.
-        let p = io.src.wrapping_add(at + 4 * PAIR * r);
-        // Lane j of a load at `p + 16k` is the block at `p + 16(k + j)`: `A` of the
-        // register's pair `(j + k) / 2` for even `j + k`, its `B` for odd.
-        let ld = |mask: __mmask8, off: usize| {
-            let q = p.wrapping_add(off);
-            unsafe {
-                if full(r) {
-                    _mm512_loadu_si512(q.cast())
-                } else {
-                    _mm512_maskz_loadu_epi64(mask, q.cast())
-                }
-            }
-        };
-        let (lo, hi) = (low(r), high(r));
-        a[r] = _mm512_mask_blend_epi64(0xcc, ld(lo, 0), ld(hi, 3 * BLOCK));
-        b[r] = _mm512_mask_blend_epi64(0xcc, ld(lo, BLOCK), ld(hi, 4 * BLOCK));
-    }
-    let mut x: [__m512i; R] =
-        core::array::from_fn(|r| _mm512_xor_si512(a[r], if DEC { lsv[r] } else { lv[r] }));
-    enc_z!(&mut x, key, rounds);
-    let y1: [__m512i; R] = core::array::from_fn(|r| _mm512_xor_si512(x[r], b[r]));
-    if !DEC {
-        // The missing pairs' B lanes are zero.
-        for br in b {
-            *s = _mm512_xor_si512(*s, br);
+    // an unmasked load reads 64 bytes inside its register's four pairs, all there. Every
+    // block is loaded before its place is stored to (in place, input and output are one):
+    // a register's `A` blocks before the first layer, its `B` blocks before its `A` places
+    // are written, and all `B` blocks before the second layer, whose outputs go to them.
+    //
+    // Register r's blocks at offset `k` blocks (`A` for k = 0 and 3, `B` for 1 and 4, with
+    // the mask of lanes 0 and 2 or of lanes 1 and 3): lane j of a load at `p + 16k` is the
+    // block at `p + 16(k + j)`, `A` of the register's pair `(j + k) / 2` for even `j + k`,
+    // its `B` for odd. `wrapping_add` (here and for the stores): a partial register's
+    // windows may start past the buffers' ends; the masked accesses touch none of those
+    // bytes.
+    let ld = |r: usize, k: usize| unsafe {
+        let q = io.src.wrapping_add(at + 4 * PAIR * r + BLOCK * k);
+        let mask = if k < 3 { low(r) } else { high(r) };
+        if full(r) {
+            _mm512_loadu_si512(q.cast())
+        } else {
+            _mm512_maskz_loadu_epi64(mask, q.cast())
         }
-    }
+    };
+    let st = |r: usize, k: usize, v: __m512i| unsafe {
+        let d = io.dst.wrapping_add(at + 4 * PAIR * r + BLOCK * k);
+        _mm512_mask_storeu_epi64(d.cast(), if k < 3 { low(r) } else { high(r) }, v);
+    };
+    let a: [__m512i; R] =
+        core::array::from_fn(|r| _mm512_mask_blend_epi64(0xcc, ld(r, 0), ld(r, 3)));
     let mut x: [__m512i; R] =
-        core::array::from_fn(|r| _mm512_xor_si512(y1[r], if DEC { lv[r] } else { lsv[r] }));
+        core::array::from_fn(|r| _mm512_xor_si512(a[r], if DEC { lsv(r) } else { lv[r] }));
+    enc_z!(&mut x, key, rounds);
+    // The `B` blocks only now, and the first layer's outputs stored at once: fewer
+    // registers live across the rounds.
+    for (r, xr) in x.iter_mut().enumerate() {
+        let b = _mm512_mask_blend_epi64(0xcc, ld(r, 1), ld(r, 4));
+        let y1 = _mm512_xor_si512(*xr, b);
+        if !DEC {
+            // The missing pairs' B lanes are zero.
+            *s = _mm512_xor_si512(*s, b);
+        }
+        st(r, 0, y1);
+        st(r, 3, y1);
+        *xr = _mm512_xor_si512(y1, if DEC { lv[r] } else { lsv(r) });
+    }
     enc_z!(&mut x, key, rounds);
     for r in 0..R {
         let y2 = _mm512_xor_si512(x[r], a[r]);
@@ -1710,15 +1720,8 @@ unsafe fn zmm_step<const R: usize, const DEC: bool>(
                 },
             );
         }
-        // Stored as loaded: each lane back at its block's place.
-        let (lo, hi) = (low(r), high(r));
-        let d = io.dst.wrapping_add(at + 4 * PAIR * r);
-        unsafe {
-            _mm512_mask_storeu_epi64(d.cast(), lo, y1[r]);
-            _mm512_mask_storeu_epi64(d.wrapping_add(3 * BLOCK).cast(), hi, y1[r]);
-            _mm512_mask_storeu_epi64(d.wrapping_add(BLOCK).cast(), lo, y2);
-            _mm512_mask_storeu_epi64(d.wrapping_add(4 * BLOCK).cast(), hi, y2);
-        }
+        st(r, 1, y2);
+        st(r, 4, y2);
     }
 }
 
