@@ -34,7 +34,7 @@ use crate::aes::{AesKey, Kernels};
 use crate::block::{Block, BLOCK};
 use crate::cpu::VaesZmmToken;
 use crate::gf128::vclmul512::Vclmul512Token;
-use crate::modes::{finish_tag, format_nonce, Prepared};
+use crate::modes::{finish_tag, format_nonce, set_ok, Prepared, TagIo};
 use crate::JobResult;
 
 /// Calls `$f::<R, $consts…>$args` with `R` = `$regs` (1 to 8) as a constant.
@@ -389,10 +389,20 @@ fn run<const DEC: bool>(
         }
     }
     for lane in 0..n {
-        let j = ln.job[lane];
-        let len = jobs[j].lane.io.len;
-        let index = jobs[j].index;
-        finish_tag(&mut jobs[j], &sec.tags[lane], &mut results[index], len);
+        let job = &mut jobs[ln.job[lane]];
+        let len = job.lane.io.len;
+        let slot = &mut results[job.index];
+        // Encrypting with a whole tag (the usual case): the tag and the result here, without
+        // a call per job. Zen 5, comb engine, TSC cycles/byte, four alternated pairs: 64-byte
+        // messages 1.07-1.11 -> 1.03-1.05, 96 bytes 0.754-0.782 -> 0.709-0.741.
+        if let (false, TagIo::Out(out)) = (DEC, &mut job.tag) {
+            if let Some(o) = out.first_chunk_mut::<BLOCK>() {
+                *o = sec.tags[lane];
+                set_ok(slot, len);
+                continue;
+            }
+        }
+        finish_tag(job, &sec.tags[lane], slot, len);
     }
 }
 
