@@ -1387,14 +1387,14 @@ fn times_x16_zmm(v: __m512i) -> __m512i {
 const ZMM_LANE_PAIR: [usize; 4] = [0, 2, 1, 3];
 
 /// The masks `L_k = L·x^k` for `k` in `0..16`, as blocks: lane `j` of register `r` is
-/// `L_4r+p`, `p = ZMM_LANE_PAIR[j]`. Each straight from `L` (an integer, broadcast): per lane a shift left by `k`
-/// bits of both quadwords (variable shifts), the low quadword's top `k` bits carried into the
-/// high one and the high one's reduced into the low one (`t·(x^7 + x^2 + x + 1)`, at most 22
-/// bits), then one byte swap a register. Lane-wise arithmetic, short before the first step
-/// can start: the chain of products from `(L, 2L)` it replaces (two [`times_xk_blocks`] a
-/// register) held each call up. Zen 5, comb engine, TSC cycles/byte, alternated builds: 1 KiB
-/// messages 0.173-0.187 -> 0.164-0.165 (three pairs), OTR/ECB on the realistic mix 1.63-1.68
-/// -> 1.58-1.64 (four pairs). Constant time.
+/// `L_4r+p`, `p = ZMM_LANE_PAIR[j]`. Each straight from `L` (an integer, broadcast): per
+/// lane a shift left by `k` bits of both quadwords (variable shifts), the low quadword's top
+/// `k` bits carried into the high one and the high one's reduced into the low one (`t·(x^7 +
+/// x^2 + x + 1)`, at most 22 bits), then one byte swap a register. Lane-wise arithmetic,
+/// short before the first step can start: the chain of products from `(L, 2L)` it replaces
+/// (two [`times_xk_blocks`] a register) held each call up. Zen 5, comb engine, TSC
+/// cycles/byte, alternated builds: 1 KiB messages 0.173-0.187 -> 0.164-0.165 (three pairs),
+/// OTR/ECB on the realistic mix 1.63-1.68 -> 1.58-1.64 (four pairs). Constant time.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
 fn first_masks_zmm(l: u128) -> [__m512i; 4] {
@@ -1405,8 +1405,9 @@ fn first_masks_zmm(l: u128) -> [__m512i; 4] {
         0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
     ));
     core::array::from_fn(|r| {
-        // Lane j: k = 4r + ZMM_LANE_PAIR[j], in both quadwords. A variable shift by 64 or more gives zero,
-        // so each right shift below takes one quadword of the lane and clears the other.
+        // Lane j: k = 4r + ZMM_LANE_PAIR[j], in both quadwords. A variable shift by 64 or
+        // more gives zero, so each right shift below takes one quadword of the lane and clears
+        // the other.
         let k = |j: usize| (4 * r + ZMM_LANE_PAIR[j]) as i64;
         let up = _mm512_set_epi64(k(3), k(3), k(2), k(2), k(1), k(1), k(0), k(0));
         let to_high = _mm512_set_epi64(64 - k(3), 64, 64 - k(2), 64, 64 - k(1), 64, 64 - k(0), 64);
@@ -1614,8 +1615,9 @@ fn join_pairs(y1: __m512i, y2: __m512i) -> (__m512i, __m512i) {
 /// One step of [`body_zmm`]: `count` pairs from pair `first` (`4R - 3 ..= 4R`), in `R`
 /// registers per layer, with masks `lv` (lane `j` of register `r`: `L_first+4r+p`, `p =`
 /// [`ZMM_LANE_PAIR`]`[j]`) and `after` (its first lane the mask after the step's last
-/// register); the checksum blocks xored into `s`. A step of fewer than `4R` pairs loads and stores under masks: the
-/// missing pairs' lanes are zero, computed, never stored, and kept out of the checksum.
+/// register); the checksum blocks xored into `s`. A step of fewer than `4R` pairs loads and
+/// stores under masks: the missing pairs' lanes are zero, computed, never stored, and kept
+/// out of the checksum.
 ///
 /// It must inline into [`body_zmm`]: with more call sites (messages of 8 to 15 pairs on
 /// zmm too) LLVM kept two of them out of line, and 1456-byte messages ran 15% slower.
