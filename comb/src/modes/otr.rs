@@ -1401,9 +1401,6 @@ fn first_masks_zmm(l: u128) -> [__m512i; 4] {
     let v = _mm512_broadcast_i32x4(from_int(l));
     // Each lane's quadwords swapped: the high one beside the low one and back.
     let swapped = _mm512_shuffle_epi32::<0b01_00_11_10>(v);
-    let swap = _mm512_broadcast_i32x4(_mm_set_epi8(
-        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-    ));
     core::array::from_fn(|r| {
         // Lane j: k = 4r + ZMM_LANE_PAIR[j], in both quadwords. A variable shift by 64 or
         // more gives zero, so each right shift below takes one quadword of the lane and clears
@@ -1423,8 +1420,20 @@ fn first_masks_zmm(l: u128) -> [__m512i; 4] {
             _mm512_slli_epi64::<1>(t),
             _mm512_slli_epi64::<2>(t),
         );
-        _mm512_shuffle_epi8(_mm512_xor_si512(x, _mm512_slli_epi64::<7>(t)), swap)
+        bswap4(_mm512_xor_si512(x, _mm512_slli_epi64::<7>(t)))
     })
+}
+
+/// Byte swap of each lane of a zmm register: mask integers to their blocks, and back.
+#[inline]
+#[target_feature(enable = "avx512f,avx512bw")]
+fn bswap4(v: __m512i) -> __m512i {
+    _mm512_shuffle_epi8(
+        v,
+        _mm512_broadcast_i32x4(_mm_set_epi8(
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+        )),
+    )
 }
 
 /// Round key `r` of `key` in all four lanes.

@@ -28,7 +28,7 @@ use core::arch::x86::*;
 use core::arch::x86_64::*;
 
 use super::{
-    ad_inputs, join_pairs, last_chunk, rk, rk4, split_pairs, tag_len, State, States, PAIR,
+    ad_inputs, bswap4, join_pairs, last_chunk, rk, rk4, split_pairs, tag_len, State, States, PAIR,
 };
 use crate::aes::{AesKey, Kernels};
 use crate::block::{tag_matches, Block, BLOCK};
@@ -557,18 +557,6 @@ fn join(x: [__m128i; 4]) -> __m512i {
     _mm512_inserti64x4::<1>(
         _mm512_castsi256_si512(_mm256_set_m128i(x[1], x[0])),
         _mm256_set_m128i(x[3], x[2]),
-    )
-}
-
-/// Byte swap of each lane: a mask integer to its block, and back.
-#[inline]
-#[target_feature(enable = "avx512f,avx512bw")]
-fn bswap4(v: __m512i) -> __m512i {
-    _mm512_shuffle_epi8(
-        v,
-        _mm512_broadcast_i32x4(_mm_set_epi8(
-            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
-        )),
     )
 }
 
