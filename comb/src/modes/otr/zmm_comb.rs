@@ -770,17 +770,17 @@ impl LastInputs {
     const EMPTY: LastInputs = unsafe { core::mem::zeroed() };
 }
 
-/// Where lane `j`'s last chunk starts in `buf` (its input or output), or (an empty chunk)
-/// [`ZERO`]. The masked loads and stores of [`last_and_tags`] address 64-byte spans from up
-/// to 48 bytes before it, touching only the chunk's bytes; an empty job's buffer may be null
-/// or dangling, and those addresses would not even be canonical. (Empty chunks' loads read
-/// under an empty mask at `ZERO`; their stores are left out, see there.)
+/// Where lane `j`'s last chunk starts in its input, or (an empty chunk) [`ZERO`]. The masked
+/// loads of [`last_and_tags`] address 64-byte spans from up to 48 bytes before it, touching
+/// only the chunk's bytes; an empty job's buffer may be null or dangling, and those addresses
+/// would not even be canonical. (Empty chunks' loads read under an empty mask at `ZERO`;
+/// their stores are left out, see there.)
 #[inline]
-fn chunk_at(buf: *const u8, ln: &Lanes, j: usize) -> *const u8 {
+fn chunk_at(ln: &Lanes, j: usize) -> *const u8 {
     if ln.last[j] == 0 {
         ZERO.as_ptr()
     } else {
-        buf.wrapping_add(PAIR * ln.ell[j])
+        ln.src[j].wrapping_add(PAIR * ln.ell[j])
     }
 }
 
@@ -836,7 +836,7 @@ unsafe fn last_inputs(ln: &Lanes, last8: &[u8; LANES], r: usize) -> LastInputs {
     for q in 0..4 {
         let j = 4 * r + q;
         // Lane q of a register loaded from `p − 16q` is the 16 bytes at `p`.
-        let p = chunk_at(ln.src[j], ln, j).wrapping_sub(BLOCK * q);
+        let p = chunk_at(ln, j).wrapping_sub(BLOCK * q);
         // SAFETY: the chunk's bytes lie inside the input (caller); a masked load touches only
         // its mask's bytes (none for an empty chunk, or an odd one's `W`).
         unsafe {
@@ -952,9 +952,10 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
             if ln.last[j] == 0 {
                 continue;
             }
-            // Lane q of a register stored at `d − 16q` lands at `d`.
-            let d = chunk_at(ln.dst[j], ln, j)
-                .cast_mut()
+            // Lane q of a register stored at `d − 16q` lands at `d`, the chunk's start (not
+            // empty here: no `chunk_at`).
+            let d = ln.dst[j]
+                .wrapping_add(PAIR * ln.ell[j])
                 .wrapping_sub(BLOCK * q);
             // SAFETY: the last chunk lies inside the output; a masked store writes only its
             // mask's bytes (none for an odd chunk's second block).
