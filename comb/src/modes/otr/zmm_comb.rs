@@ -34,7 +34,7 @@ use crate::aes::{AesKey, Kernels};
 use crate::block::{tag_matches, Block, BLOCK};
 use crate::cpu::VaesZmmToken;
 use crate::gf128::vclmul512::Vclmul512Token;
-use crate::modes::{finish_tag, format_nonce, set_ok, Prepared, TagIo};
+use crate::modes::{finish_tag, set_ok, Prepared, TagIo};
 use crate::JobResult;
 
 /// Calls `$f::<R, $consts…>$args` with `R` = `$regs` (1 to 8) as a constant.
@@ -72,6 +72,9 @@ const REGS: usize = LANES / 4;
 /// 0.551-0.574, of 6 at 0.381-0.391 against 0.532-0.534 (two pairs; the third contended).
 const MIN_JOBS: usize = 2;
 
+/// OTR's nonce length in bytes (the only one [`crate::Algorithm::Aes128Otr`] accepts).
+const NONCE: usize = 12;
+
 /// Jobs of at least this many whole pairs run them on [`super::body_zmm`].
 const WIDE: usize = 16;
 
@@ -93,15 +96,17 @@ static ZERO: [u8; PAIR] = [0; PAIR];
 struct Lanes {
     src: [*const u8; LANES],
     dst: [*mut u8; LANES],
+    /// The nonces (12 bytes each, checked by [`try_run`]).
+    nonce: [*const u8; LANES],
     /// Whole pairs.
     ell: [usize; LANES],
     /// Whole pairs the windows run: `ell`, or none for a job of [`WIDE`] pairs or more (its
     /// pairs run on [`super::body_zmm`]). The lanes are sorted by it, largest first.
-    comb: [usize; LANES],
+    comb: [u8; LANES],
     /// Bytes of the last chunk (0..=32).
-    last: [usize; LANES],
-    /// The job of each lane.
-    job: [usize; LANES],
+    last: [u8; LANES],
+    /// The job of each lane (below [`LANES`]).
+    job: [u8; LANES],
     /// The lane's job has AD.
     ad: [bool; LANES],
     n: usize,
@@ -113,6 +118,7 @@ impl Lanes {
         Lanes {
             src: [ZERO.as_ptr(); LANES],
             dst: [core::ptr::null_mut(); LANES],
+            nonce: [ZERO.as_ptr(); LANES],
             ell: [0; LANES],
             comb: [0; LANES],
             last: [0; LANES],
@@ -222,17 +228,21 @@ impl<'k, 'r> Keys<'k, 'r> {
     fn of(
         z: VaesZmmToken,
         jobs: &[Prepared<'k>],
-        lanes: &[usize],
+        lanes: &[u8],
         storage: &'r mut core::mem::MaybeUninit<Rows>,
     ) -> Keys<'k, 'r> {
-        let first = jobs[lanes[0]].lane.key;
+        let first = jobs[usize::from(lanes[0])].lane.key;
         if jobs.iter().all(|j| core::ptr::eq(j.lane.key, first)) {
             return Keys {
                 shared: Some(first),
                 rows: None,
             };
         }
-        let key = |j: usize| lanes.get(j).map_or(first, |&job| jobs[job].lane.key);
+        let key = |j: usize| {
+            lanes
+                .get(j)
+                .map_or(first, |&job| jobs[usize::from(job)].lane.key)
+        };
         // SAFETY: the token proves AVX-512F; `fill_rows` writes every row of every register,
         // so the storage is initialised after it.
         let rows = unsafe {
@@ -317,8 +327,13 @@ pub(super) fn try_run<const DEC: bool>(
     if Vclmul512Token::get().is_none() {
         return false;
     }
-    // OTR's keys are AES-128 (validated); kept as a condition, the asm rounds are ten.
-    if jobs.iter().any(|j| j.lane.key.rounds != 10) {
+    // OTR's keys are AES-128, its nonces 12 bytes and its tags 16 (validated); kept as
+    // conditions: the asm rounds are ten, and `masks` loads 12 nonce bytes after a `Format`
+    // prefix for 16-byte tags.
+    if jobs
+        .iter()
+        .any(|j| j.lane.key.rounds != 10 || j.nonce.len() != NONCE || tag_len(&j.tag) != BLOCK)
+    {
         return false;
     }
     // The lane sort counts bits with POPCNT, which the tokens do not prove (every CPU this
@@ -351,7 +366,6 @@ fn run<const DEC: bool>(
     let order = unsafe { sort_lanes(z, &sort_keys, n) };
     let mut ln = Lanes::empty(n);
     let mut sec = Secrets::new(z, n);
-    let mut formats = [0u128; LANES];
     for (lane, &j) in order[..n].iter().enumerate() {
         let j = usize::from(j);
         let job = &jobs[j];
@@ -361,11 +375,11 @@ fn run<const DEC: bool>(
         ln.dst[lane] = io.dst;
         ln.ell[lane] = ell;
         // The key the lanes were sorted by: the windows rely on that order.
-        ln.comb[lane] = usize::from(sort_keys[j]);
-        ln.last[lane] = last;
-        ln.job[lane] = j;
+        ln.comb[lane] = sort_keys[j];
+        ln.last[lane] = last as u8;
+        ln.job[lane] = j as u8;
         ln.ad[lane] = !job.ad.is_empty();
-        formats[lane] = format_nonce(job.nonce, tag_len(&job.tag));
+        ln.nonce[lane] = job.nonce.as_ptr();
     }
     // The AD (rare in a batch of packets): the scalar path's step 2, its `TA` inputs per lane.
     let any_ad = ln.ad[..n].contains(&true);
@@ -373,7 +387,7 @@ fn run<const DEC: bool>(
         let mut st = States([State::default(); super::CHUNK]);
         ad_inputs(k, jobs, &mut st.0[..n]);
         for lane in 0..n {
-            sec.ta[lane] = st.0[ln.job[lane]].ta.to_be_bytes();
+            sec.ta[lane] = st.0[usize::from(ln.job[lane])].ta.to_be_bytes();
         }
     }
     let mut rows = core::mem::MaybeUninit::uninit();
@@ -383,13 +397,13 @@ fn run<const DEC: bool>(
     // ell + last = len <= out_cap`); `SHARED` as `keys` is.
     unsafe {
         if keys.shared.is_some() {
-            passes::<DEC, true>(z, jobs, &ln, &keys, &formats, any_ad, &mut sec);
+            passes::<DEC, true>(z, jobs, &ln, &keys, any_ad, &mut sec);
         } else {
-            passes::<DEC, false>(z, jobs, &ln, &keys, &formats, any_ad, &mut sec);
+            passes::<DEC, false>(z, jobs, &ln, &keys, any_ad, &mut sec);
         }
     }
     for lane in 0..n {
-        let job = &mut jobs[ln.job[lane]];
+        let job = &mut jobs[usize::from(ln.job[lane])];
         let len = job.lane.io.len;
         let slot = &mut results[job.index];
         // Encrypting with a whole tag (the usual case): the tag and the result here, without
@@ -589,21 +603,20 @@ unsafe fn passes<const DEC: bool, const SHARED: bool>(
     jobs: &[Prepared<'_>],
     ln: &Lanes,
     keys: &Keys<'_, '_>,
-    formats: &[u128; LANES],
     any_ad: bool,
     sec: &mut Secrets,
 ) {
     let regs = ln.n.div_ceil(4);
     // SAFETY (all): forwarded.
     unsafe {
-        masks::<SHARED>(z, keys, formats, regs, &mut sec.m);
+        masks::<SHARED>(z, keys, ln, regs, &mut sec.m);
         // The long jobs' pairs, one job at a time on the per-job zmm body: it runs a message's
         // pairs at 16 a step, where the windows pay per step for every lane's pointers.
         let m = sec.m.as_mut_ptr().cast::<u128>();
         let sums = sec.s.as_mut_ptr().cast::<Block>();
         for lane in 0..ln.n {
-            if ln.comb[lane] < ln.ell[lane] {
-                let job = &jobs[ln.job[lane]];
+            if usize::from(ln.comb[lane]) < ln.ell[lane] {
+                let job = &jobs[usize::from(ln.job[lane])];
                 // `m` and `sums` hold 32 lanes of 16 bytes each, lane `j` at byte `16 j`.
                 super::body_zmm::<DEC>(
                     job.lane.key,
@@ -616,12 +629,15 @@ unsafe fn passes<const DEC: bool, const SHARED: bool>(
         }
         let mut i = 0;
         loop {
-            let running = ln.comb[..ln.n].iter().take_while(|&&e| e > i).count();
+            let running = ln.comb[..ln.n]
+                .iter()
+                .take_while(|&&e| usize::from(e) > i)
+                .count();
             if running == 0 {
                 break;
             }
             let r = running.div_ceil(4);
-            let end = ln.comb[4 * (r - 1)];
+            let end = usize::from(ln.comb[4 * (r - 1)]);
             by_regs!(r, window, (DEC, SHARED), (z, keys, ln, sec, i, end));
             i = end;
         }
@@ -634,22 +650,33 @@ unsafe fn passes<const DEC: bool, const SHARED: bool>(
     }
 }
 
-/// `L = E(Format(τ, N))` of every lane, as integers into `m`.
+/// `L = E(Format(τ, N))` of every lane, as integers into `m`. For a 12-byte nonce and a
+/// 16-byte tag (`τ mod 128 = 0`) the block `Format(τ, N)` is `00 00 00 01 ‖ N`: each lane's
+/// prefix from a constant and its nonce by a masked load straight into its last 12 bytes.
+/// (A `u128` per lane built with byte swaps and shifts, stored and loaded back, was about a
+/// sixth of [`run`]'s own samples on 64-byte messages.)
 ///
 /// # Safety
-/// AVX-512F/BW, VAES, AES-NI (the token).
+/// AVX-512F/BW, VAES, AES-NI (the token); every lane's nonce 12 readable bytes.
 #[target_feature(enable = "avx2,avx512f,avx512bw,avx512vl,vaes,aes")]
 unsafe fn masks<const SHARED: bool>(
     _z: VaesZmmToken,
     key: &Keys<'_, '_>,
-    formats: &[u128; LANES],
+    ln: &Lanes,
     regs: usize,
     m: &mut [__m512i; REGS],
 ) {
+    let prefix = _mm512_broadcast_i32x4(_mm_setr_epi32(0x0100_0000, 0, 0, 0));
     let mut x = [_mm512_setzero_si512(); REGS];
     for (r, xr) in x.iter_mut().enumerate().take(regs) {
-        // SAFETY: four integers, 64 bytes inside `formats`.
-        *xr = bswap4(unsafe { _mm512_loadu_si512(formats[4 * r..].as_ptr().cast()) });
+        let mut v = prefix;
+        for q in 0..4 {
+            // Bytes 4..16 of lane q of a register loaded from `p − 4 − 16q` are the 12 at `p`.
+            let p = ln.nonce[4 * r + q].wrapping_sub(4 + BLOCK * q);
+            // SAFETY: a masked load touches only its mask's bytes, the nonce's 12 (caller).
+            v = unsafe { _mm512_mask_loadu_epi8(v, 0xfff0 << (16 * q), p.cast()) };
+        }
+        *xr = v;
     }
     // SAFETY: the caller's features; 10-round keys (`try_run`); rows, if any, for all eight
     // registers (the first lane's keys past `regs`: those registers' outputs are not used).
@@ -682,7 +709,10 @@ unsafe fn window<const R: usize, const DEC: bool, const SHARED: bool>(
         // 176 -> 160 core cycles each, 512 bytes 228 -> 201 (batches of 64, two runs).
         let off = core::hint::black_box(PAIR * i);
         // Lanes of the last register still running; qword mask of them.
-        let cnt = ln.comb[4 * b..4 * b + 4].iter().filter(|&&e| e > i).count();
+        let cnt = ln.comb[4 * b..4 * b + 4]
+            .iter()
+            .filter(|&&e| usize::from(e) > i)
+            .count();
         let kb = ((1u32 << (2 * cnt)) - 1) as __mmask8;
         let runs = |r: usize, q: usize| r < b || q < cnt;
         // SAFETY: a running lane's pair `i < ell` lies inside its input; an ended one reads
@@ -790,16 +820,16 @@ fn lane_bytes(q: usize) -> __mmask64 {
     0xffff << (16 * q)
 }
 
-/// [`LastInputs`] of register `r`; `last8` holds every lane's `last` as a byte.
+/// [`LastInputs`] of register `r`.
 ///
 /// # Safety
 /// AVX-512F/BW; each lane's last chunk, bytes `PAIR · ell .. len`, inside its input.
 #[inline]
 #[target_feature(enable = "avx512f,avx512bw")]
-unsafe fn last_inputs(ln: &Lanes, last8: &[u8; LANES], r: usize) -> LastInputs {
+unsafe fn last_inputs(ln: &Lanes, r: usize) -> LastInputs {
     // Each lane's `last` in all its bytes: the four bytes in every lane, then byte q spread
     // over lane q.
-    let four = i32::from_le_bytes(last8[4 * r..4 * r + 4].try_into().unwrap_or([0; 4]));
+    let four = i32::from_le_bytes(ln.last[4 * r..4 * r + 4].try_into().unwrap_or([0; 4]));
     let spread = _mm512_set_epi64(
         0x0303_0303_0303_0303,
         0x0303_0303_0303_0303,
@@ -880,13 +910,12 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
     any_ad: bool,
     sec: &mut Secrets,
 ) {
-    let last8: [u8; LANES] = core::array::from_fn(|j| ln.last[j] as u8);
     // A loop, not `from_fn`: LLVM kept that closure out of line (1.3% of OTR's samples on the
     // realistic mix).
     let mut li = [LastInputs::EMPTY; R];
     for (r, lr) in li.iter_mut().enumerate() {
         // SAFETY: each lane's last chunk lies inside its input (caller).
-        *lr = unsafe { last_inputs(ln, &last8, r) };
+        *lr = unsafe { last_inputs(ln, r) };
     }
     let u: [__m512i; R] = core::array::from_fn(|r| li[r].u);
     let w: [__m512i; R] = core::array::from_fn(|r| li[r].w);
@@ -1033,16 +1062,15 @@ mod tests {
                         last
                     } else {
                         (last + 11 * q + 5) % 33
-                    };
+                    } as u8;
                 }
-                let last8: [u8; LANES] = core::array::from_fn(|j| ln.last[j] as u8);
                 // SAFETY: AVX-512F and BW checked; every chunk lies inside `input`.
-                let li = unsafe { last_inputs(&ln, &last8, 1) };
+                let li = unsafe { last_inputs(&ln, 1) };
                 // SAFETY: any 64 bytes are four blocks.
                 let blocks = |v: __m512i| unsafe { core::mem::transmute::<__m512i, [Block; 4]>(v) };
                 let (u, w) = (blocks(li.u), blocks(li.w));
                 for q in 0..4 {
-                    let l = ln.last[4 + q];
+                    let l = usize::from(ln.last[4 + q]);
                     let what = format!("last {last}, lane {q0}: lane {q} of {l}");
                     let chunk = &input[200 * q + PAIR * (q + 1)..][..l];
                     let (lu, lw) = (l.min(BLOCK), l.saturating_sub(BLOCK));
