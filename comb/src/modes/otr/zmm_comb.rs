@@ -653,8 +653,8 @@ unsafe fn passes<const DEC: bool, const SHARED: bool>(
 /// `L = E(Format(τ, N))` of every lane, as integers into `m`. For a 12-byte nonce and a
 /// 16-byte tag (`τ mod 128 = 0`) the block `Format(τ, N)` is `00 00 00 01 ‖ N`: each lane's
 /// prefix from a constant and its nonce by a masked load straight into its last 12 bytes.
-/// (A `u128` per lane built with byte swaps and shifts, stored and loaded back, was about a
-/// sixth of [`run`]'s own samples on 64-byte messages.)
+/// (A `u128` per lane built with byte swaps and shifts, stored and loaded back, was nearly a
+/// fifth of [`run`]'s own samples on 64-byte messages.)
 ///
 /// # Safety
 /// AVX-512F/BW, VAES, AES-NI (the token); every lane's nonce 12 readable bytes.
