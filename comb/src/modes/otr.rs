@@ -1528,20 +1528,24 @@ macro_rules! enc_z {
 /// pairs; the fourth contended), OTR/ECB on the mix 1.56-1.65 -> 1.52-1.57 (four pairs).
 ///
 /// Slower still on Zen 5 (stop 80; comb engine, TSC cycles/byte, three or four alternated
-/// pairs against this body, which ran 1456-byte batches at 0.138-0.150 in the same runs):
+/// pairs against this body, which ran 1456-byte batches at 0.138-0.150 in the same runs, one
+/// contended 0.183 left out):
 /// - two jobs' whole steps side by side, eight registers a layer: 1456 bytes 0.149-0.156,
 ///   the mix 0.226-0.233 against 0.217-0.234;
 /// - one step of 9 to 12 registers for 33 to 47 pairs: 1456 bytes 0.155-0.163;
-/// - the rounds unrolled for ten, the round keys re-read each layer (`black_box`): 4 KiB
-///   0.110-0.115 against 0.104-0.117; with the keys hoisted instead, LLVM spilled;
+/// - the rounds unrolled for ten, the round keys re-read each layer (the key behind
+///   `black_box`): 4 KiB 0.110-0.122 against 0.104-0.128, slower in seven of nine pairs; with
+///   the keys hoisted instead, LLVM spilled;
 /// - `asm!` rounds (round by round, as in the windows): 1456 bytes 0.143-0.154;
 /// - every long job's steps of 16 pairs in one software pipeline (each layer the second
 ///   half of one step beside the first of the next, across jobs): 1456 bytes 0.173-0.189.
 ///
 /// A C model of this step (gcc, the same loads, stores and layers, masks precomputed, round
 /// keys in registers) runs 1536-byte messages at 101-109 TSC ticks each where this body
-/// takes about 144; with the round count a runtime value the model takes 130. What the
-/// Rust body spends the rest on was not found.
+/// takes about 144 (rdtsc around the chunk's loop over its long jobs); with the round count
+/// a runtime value (gcc then rolls the rounds into a loop, as LLVM does here) the model takes
+/// 130-148. Unrolled, this body did not get faster (above); what it spends the rest on was
+/// not found.
 ///
 /// # Safety
 /// AVX-512F, AVX-512BW, VAES, AES-NI, SSSE3 and VPCLMULQDQ; pairs `0..ell` inside input and

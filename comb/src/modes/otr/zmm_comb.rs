@@ -614,10 +614,8 @@ unsafe fn passes<const DEC: bool, const SHARED: bool>(
         let m = sec.m.as_mut_ptr().cast::<u128>();
         let sums = sec.s.as_mut_ptr().cast::<Block>();
         let long = |lane: &usize| usize::from(ln.comb[*lane]) < ln.ell[*lane];
-        let mut next = 0;
         for lane in (0..ln.n).filter(long) {
-            next = (next.max(lane + 1)..ln.n).find(long).unwrap_or(ln.n);
-            if next < ln.n {
+            if let Some(next) = (lane + 1..ln.n).find(long) {
                 prefetch_pairs(ln.src[next], ln.ell[next]);
             }
             let job = &jobs[usize::from(ln.job[lane])];
@@ -660,7 +658,8 @@ unsafe fn passes<const DEC: bool, const SHARED: bool>(
 /// messages in eight batches against one: OTR +11-15%, ECB +1-4%). Zen 5, comb engine,
 /// encryption, TSC cycles/byte, six alternated pairs: OTR on the realistic mix 0.220-0.228
 /// -> 0.208-0.218. Decryption and 16 keys: no change that three to six pairs could show;
-/// one batch of 1456-byte messages (all in cache): 0.137-0.141 -> 0.142-0.144. The job after
+/// one batch of 1456-byte messages (all in cache): 0.137-0.141 -> 0.142-0.147 (three pairs,
+/// one contended run left out). The job after
 /// the next (or both) prefetched, or the window jobs' inputs too: no better. In the main
 /// job's rows (eight modes and both engines, their samples round-robin) no change either:
 /// OTR/ECB 1.475-1.563 without, 1.507-1.560 with (six alternated pairs, a busy spell).
