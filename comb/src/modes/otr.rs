@@ -1541,11 +1541,12 @@ macro_rules! enc_z {
 ///   half of one step beside the first of the next, across jobs): 1456 bytes 0.173-0.189.
 ///
 /// A C model of this step (gcc, the same loads, stores and layers, masks precomputed, round
-/// keys in registers) runs 1536-byte messages at 101-109 TSC ticks each where this body
-/// takes about 144 (rdtsc around the chunk's loop over its long jobs); with the round count
-/// a runtime value (gcc then rolls the rounds into a loop, as LLVM does here) the model takes
-/// 130-148. Unrolled, this body did not get faster (above); what it spends the rest on was
-/// not found.
+/// keys broadcast per round) runs 1536-byte messages at 118-122 TSC ticks each as three
+/// steps of four registers (our layout at 1536 bytes) and at 108-112 as one of four and one
+/// of eight (ours at 1400-1500 bytes); this body takes about 144 (rdtsc around the chunk's
+/// loop over its long jobs). With the round count a runtime value, which makes gcc roll the
+/// rounds into a loop as LLVM does here, the model takes 139-141 and 135-137. Unrolled, this
+/// body did not get faster (above); what it spends the rest on was not found.
 ///
 /// # Safety
 /// AVX-512F, AVX-512BW, VAES, AES-NI, SSSE3 and VPCLMULQDQ; pairs `0..ell` inside input and
