@@ -1535,7 +1535,8 @@ macro_rules! enc_z {
 /// - one step of 9 to 12 registers for 33 to 47 pairs: 1456 bytes 0.155-0.163;
 /// - the rounds unrolled for ten, the round keys re-read each layer (the key behind
 ///   `black_box`): 4 KiB 0.110-0.122 against 0.104-0.128, slower in seven of nine pairs; with
-///   the keys hoisted instead, LLVM spilled;
+///   the keys hoisted instead LLVM spilled (4 KiB 0.110-0.118 against 0.100-0.104, one
+///   contended 0.140 left out);
 /// - `asm!` rounds (round by round, as in the windows): 1456 bytes 0.143-0.154;
 /// - every long job's steps of 16 pairs in one software pipeline (each layer the second
 ///   half of one step beside the first of the next, across jobs): 1456 bytes 0.173-0.189.

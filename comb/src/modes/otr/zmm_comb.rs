@@ -653,16 +653,16 @@ unsafe fn passes<const DEC: bool, const SHARED: bool>(
 
 /// Prefetches the `ell` pairs of input at `src`, a line at a time, into L1. The long jobs'
 /// bodies run one after another, each straight through its message; the next one's lines,
-/// requested while one runs, arrive beside its work rather than at the start of the next
-/// body. Without it, a working set beyond L2 slowed the bodies and not ECB (1400-1500-byte
-/// messages in eight batches against one: OTR +11-15%, ECB +1-4%). Zen 5, comb engine,
-/// encryption, TSC cycles/byte, six alternated pairs: OTR on the realistic mix 0.220-0.228
-/// -> 0.208-0.218. Decryption and 16 keys: no change that three to six pairs could show;
-/// one batch of 1456-byte messages (all in cache): 0.137-0.141 -> 0.142-0.147 (three pairs,
-/// one contended run left out). The job after
-/// the next (or both) prefetched, or the window jobs' inputs too: no better. In the main
-/// job's rows (eight modes and both engines, their samples round-robin) no change either:
-/// OTR/ECB 1.475-1.563 without, 1.507-1.560 with (six alternated pairs, a busy spell).
+/// requested while one runs, arrive beside its work rather than at the start of the next body.
+/// Without it, a working set beyond L2 slowed the bodies and not ECB (1400-1500-byte messages
+/// in eight batches against one: OTR +11-15%, ECB +1-4%). Zen 5, comb engine, encryption, TSC
+/// cycles/byte, six alternated pairs: OTR on the realistic mix 0.220-0.228 -> 0.208-0.218.
+/// Decryption and 16 keys: no change that three to six pairs could show; one batch of
+/// 1456-byte messages (all in cache): 0.137-0.141 -> 0.142-0.147 (three pairs, one contended
+/// run left out). The job after the next (or both) prefetched, or the window jobs' inputs too:
+/// no better. In the main job's rows (eight modes and both engines, their samples round-robin)
+/// no change either: OTR/ECB 1.475-1.563 without, 1.507-1.560 with (six alternated pairs, a
+/// busy spell).
 #[inline]
 #[target_feature(enable = "sse")]
 fn prefetch_pairs(src: *const u8, ell: usize) {
