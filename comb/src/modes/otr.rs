@@ -1547,7 +1547,11 @@ macro_rules! enc_z {
 /// of eight (ours at 1400-1500 bytes); this body takes about 144 (rdtsc around the chunk's
 /// loop over its long jobs). With the round count a runtime value, which makes gcc roll the
 /// rounds into a loop as LLVM does here, the model takes 139-141 and 135-137. Unrolled, this
-/// body did not get faster (above); what it spends the rest on was not found.
+/// body did not get faster (above). The model ported to Rust (same intrinsics, a standalone
+/// program, three steps of four registers) took 157-160 ticks with each round key broadcast
+/// in its round, 138-140 with the keys broadcast once and held in registers, and 110-115
+/// with the keys in registers and `-C target-cpu=znver4`: LLVM's generic schedule, not the
+/// work, is most of the rest.
 ///
 /// # Safety
 /// AVX-512F, AVX-512BW, VAES, AES-NI, SSSE3 and VPCLMULQDQ; pairs `0..ell` inside input and
