@@ -613,9 +613,11 @@ unsafe fn passes<const DEC: bool, const SHARED: bool>(
         // one runs, the next one's input is prefetched (see `prefetch_pairs`).
         let m = sec.m.as_mut_ptr().cast::<u128>();
         let sums = sec.s.as_mut_ptr().cast::<Block>();
-        let long = |lane: &usize| usize::from(ln.comb[*lane]) < ln.ell[*lane];
-        for lane in (0..ln.n).filter(long) {
-            if let Some(next) = (lane + 1..ln.n).find(long) {
+        let mut long = (0..ln.n)
+            .filter(|&lane| usize::from(ln.comb[lane]) < ln.ell[lane])
+            .peekable();
+        while let Some(lane) = long.next() {
+            if let Some(&next) = long.peek() {
                 prefetch_pairs(ln.src[next], ln.ell[next]);
             }
             let job = &jobs[usize::from(ln.job[lane])];
