@@ -51,8 +51,8 @@
 //! On the single path the same code runs with one job per call (`modes::run` splits); batch
 //! and single paths give the same bytes by construction.
 //!
-//! Where zmm VAESENC issues at twice a ymm one's block rate ([`crate::cpu::zmm_aes_full_rate`],
-//! AMD Zen 5), a chunk of 2 to 32 jobs (of one key or several) runs side by side instead,
+//! On AMD CPUs with AVX-512 (Zen 4 and later, [`crate::cpu::zmm_job_lanes_pay`]), a chunk
+//! of 2 to 32 jobs (of one key or several) runs side by side instead,
 //! one job per zmm lane ([`zmm_comb`]): `L`, the pairs of jobs under 16 pairs, the last
 //! chunks and the tags of all jobs in passes over the lanes, so no job costs a pool lane, a
 //! staged copy or a batched call of its own; longer jobs run their pairs on [`body_zmm`]. The
@@ -60,6 +60,10 @@
 //! 5 (comb engine, batches of 64, encryption, core cycles per message, one run): 64 bytes
 //! 225 -> 123, 256 bytes 294 -> 166, 512 bytes 356 -> 224, 1024 bytes 375 -> 295, 1456 bytes
 //! 409 -> 372, 4 KiB 878 -> 779 (ECB 55-58, 74-77, 117-119, 200-204, 275-279, 717-721).
+//! On Zen 4, where a zmm VAESENC does no more blocks a cycle than a ymm one, it still paid
+//! (comb engine, batches of 64, encryption, TSC cycles/byte, alternated in one session): the
+//! realistic mix 0.48-0.52 -> 0.35-0.39 (ECB 0.18-0.19), 64 bytes 3.06-3.08 -> 1.61-1.63,
+//! 1456 bytes 0.299 -> 0.256-0.258, 4 KiB 0.211 -> 0.195-0.196.
 //!
 //! Where the time goes (Intel AVX-512 VM, comb engine, batches of 64, encryption, TSC
 //! cycles; timing-only builds that leave out one part, output wrong):

@@ -18,9 +18,10 @@
 //! per-job work is its setup and its tag.
 //!
 //! Jobs of several keys take each register's round keys from rows in memory, four lanes'
-//! keys side by side ([`Keys`]); one key is broadcast. Used where zmm VAESENC issues at twice
-//! a ymm one's block rate ([`crate::cpu::zmm_aes_full_rate`]), for chunks of 2 to 32 jobs;
-//! elsewhere [`super::run_chunk`] runs.
+//! keys side by side ([`Keys`]); one key is broadcast. Used for chunks of 2 to 32 jobs on the
+//! CPUs where it measured faster ([`crate::cpu::zmm_job_lanes_pay`]: AMD Zen 4 and Zen 5,
+//! whether or not zmm VAESENC issues at twice a ymm one's block rate); elsewhere
+//! [`super::run_chunk`] runs.
 
 #[cfg(target_arch = "x86")]
 use core::arch::x86::*;
@@ -317,7 +318,7 @@ pub(super) fn try_run<const DEC: bool>(
 ) -> bool {
     let Kernels::Vaes256(t) = k else { return false };
     let n = jobs.len();
-    if !(MIN_JOBS..=LANES).contains(&n) || !crate::cpu::zmm_aes_full_rate() {
+    if !(MIN_JOBS..=LANES).contains(&n) || !crate::cpu::zmm_job_lanes_pay() {
         return false;
     }
     let Some(z) = VaesZmmToken::with(t) else {
