@@ -1561,9 +1561,13 @@ macro_rules! enc_z {
 /// latency, so a layer's four registers just keep the unit busy) this body runs 4 KiB messages
 /// at about 1.45 times the AES work's own time. Timing-only builds in a harness calling it
 /// on a hot 4 KiB buffer (TSC ticks a message, medians of 2001): 643-666 as it is, 593 without
-/// the `x^16` products (in that loop a zmm `vpshufb` or `vpermt2q` cost half an AES slot and a
-/// `vpclmulqdq` one, a `vpxorq`, blend, broadcast or store none); no change with the key
-/// whitening folded into a three-way xor; 814 with steps of eight registers (LLVM spilled).
+/// the `x^16` products (in the C loop, beside 16 independent zmm VAESENC, each `vpclmulqdq`
+/// added a cycle; 8 `vpshufb`, `vpermt2q` or `vpermq` nothing and 16 of them about 9 cycles;
+/// 16 `vpxorq` or `vpternlogq` nothing); no change with the key whitening folded into a
+/// three-way xor; 814 with steps of eight registers (LLVM spilled).
+/// Without the second layer's wait on the first (its input from `B` alone) 612, without the
+/// second masked store of each output 637, without the checksum no change, and without all
+/// of these 517, still 1.15 times the AES work.
 /// In a chunk, a long job's first masks made while the job before it ran were slower (three
 /// alternated pairs, TSC cycles/byte: 576 bytes 0.379-0.393 -> 0.403-0.415, 1456 bytes
 /// 0.256-0.269 -> 0.265-0.269, the mix 0.344-0.358 -> 0.358-0.382).
