@@ -97,7 +97,7 @@ static ZERO: [u8; PAIR] = [0; PAIR];
 struct Lanes {
     src: [*const u8; LANES],
     dst: [*mut u8; LANES],
-    /// The nonces (12 bytes each, checked by [`try_run`]).
+    /// The nonces (12 bytes each, checked by [`run_if_able`]).
     nonce: [*const u8; LANES],
     /// Whole pairs.
     ell: [usize; LANES],
@@ -291,7 +291,7 @@ unsafe fn fill_rows<'k>(_z: VaesZmmToken, rows: *mut Rows, key: impl Fn(usize) -
 /// loop exits on the realistic mix, a quarter of this path's per-job setup).
 ///
 /// # Safety
-/// AVX2 (the token) and POPCNT (checked by [`try_run`]: the token does not prove it).
+/// AVX2 (the token) and POPCNT (checked by [`run_if_able`]: the token does not prove it).
 #[target_feature(enable = "avx2,popcnt")]
 unsafe fn sort_lanes(_z: VaesZmmToken, keys: &[u8; LANES], n: usize) -> [u8; LANES] {
     // SAFETY: 32 readable bytes.
@@ -374,7 +374,7 @@ fn run<const DEC: bool>(
         assert!(io.len <= io.out_cap && (io.len == 0 || !io.dst.is_null()));
         *key = comb_pairs(last_chunk(io.len).0) as u8;
     }
-    // SAFETY: the token proves AVX2; `try_run`, the only caller, checked POPCNT.
+    // SAFETY: the token proves AVX2; `run_if_able`, the only caller, checked POPCNT.
     let order = unsafe { sort_lanes(z, &sort_keys, n) };
     let mut ln = Lanes::empty(n);
     let mut sec = Secrets::new(z, n);
@@ -715,7 +715,7 @@ unsafe fn masks<const SHARED: bool>(
         }
         *xr = v;
     }
-    // SAFETY: the caller's features; 10-round keys (`try_run`); rows, if any, for all eight
+    // SAFETY: the caller's features; 10-round keys (`run_if_able`); rows, if any, for all eight
     // registers (the first lane's keys past `regs`: those registers' outputs are not used).
     unsafe { enc128::<REGS, SHARED>(&mut x, key) };
     for r in 0..regs {
@@ -774,7 +774,7 @@ unsafe fn window<const R: usize, const DEC: bool, const SHARED: bool>(
         let lsb: [__m512i; R] = core::array::from_fn(|r| bswap4(_mm512_xor_si512(m[r], next[r])));
         let mut x: [__m512i; R] =
             core::array::from_fn(|r| _mm512_xor_si512(a[r], if DEC { lsb[r] } else { lb[r] }));
-        // SAFETY: the caller's features; OTR keys are AES-128 (checked in `try_run`).
+        // SAFETY: the caller's features; OTR keys are AES-128 (checked in `run_if_able`).
         unsafe { enc128_in::<R, SHARED>(&mut x, key) };
         let y1: [__m512i; R] = core::array::from_fn(|r| _mm512_xor_si512(x[r], bb[r]));
         let mut x: [__m512i; R] =
@@ -973,11 +973,11 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
         let ozp_w: [__m512i; R] = core::array::from_fn(|r| pad_w(r, w[r]));
         let mut x: [__m512i; R] =
             core::array::from_fn(|r| _mm512_mask_xor_epi64(lb[r], even[r], ozp_w[r], lsb[r]));
-        // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+        // SAFETY: the caller's features; 10-round keys (`run_if_able`), rows of `regs >= R` filled.
         unsafe { enc128::<R, SHARED>(&mut x, key) };
         let a: [__m512i; R] = core::array::from_fn(|r| _mm512_xor_si512(x[r], u[r]));
         let mut x: [__m512i; R] = core::array::from_fn(|r| _mm512_xor_si512(a[r], lb[r]));
-        // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+        // SAFETY: the caller's features; 10-round keys (`run_if_able`), rows of `regs >= R` filled.
         unsafe { enc128::<R, SHARED>(&mut x, key) };
         for r in 0..R {
             out_a[r] = a[r];
@@ -988,7 +988,7 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
     } else {
         let mut x: [__m512i; R] =
             core::array::from_fn(|r| _mm512_mask_xor_epi64(lb[r], even[r], lb[r], u[r]));
-        // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+        // SAFETY: the caller's features; 10-round keys (`run_if_able`), rows of `regs >= R` filled.
         unsafe { enc128::<R, SHARED>(&mut x, key) };
         let zs = x;
         let y: [__m512i; R] = core::array::from_fn(|r| {
@@ -998,7 +998,7 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
             )
         });
         let mut x: [__m512i; R] = core::array::from_fn(|r| _mm512_xor_si512(y[r], lsb[r]));
-        // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+        // SAFETY: the caller's features; 10-round keys (`run_if_able`), rows of `regs >= R` filled.
         unsafe { enc128::<R, SHARED>(&mut x, key) };
         for r in 0..R {
             let ca = _mm512_xor_si512(x[r], u[r]);
@@ -1044,14 +1044,14 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
         let sum = _mm512_xor_si512(sec.s[r], cs[r]);
         _mm512_xor_si512(sum, bswap4(f))
     });
-    // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+    // SAFETY: the caller's features; 10-round keys (`run_if_able`), rows of `regs >= R` filled.
     unsafe { enc128::<R, SHARED>(&mut x, key) };
     if any_ad {
         // SAFETY (loads): four blocks, 64 bytes inside `sec.ta`.
         let mut t: [__m512i; R] = core::array::from_fn(|r| unsafe {
             _mm512_loadu_si512(sec.ta[4 * r..].as_ptr().cast())
         });
-        // SAFETY: the caller's features; 10-round keys (`try_run`), rows of `regs >= R` filled.
+        // SAFETY: the caller's features; 10-round keys (`run_if_able`), rows of `regs >= R` filled.
         unsafe { enc128::<R, SHARED>(&mut t, key) };
         for r in 0..R {
             let mut has = 0 as __mmask8;
