@@ -52,14 +52,15 @@
 //! and single paths give the same bytes by construction.
 //!
 //! On AMD CPUs with AVX-512 (Zen 4 and later, [`crate::cpu::zmm_job_lanes_pay`]), a chunk
-//! of 2 to 32 jobs (of one key or several) runs side by side instead,
-//! one job per zmm lane ([`zmm_comb`]): `L`, the pairs of jobs under 16 pairs, the last
-//! chunks and the tags of all jobs in passes over the lanes, so no job costs a pool lane, a
-//! staged copy or a batched call of its own; longer jobs run their pairs on [`body_zmm`]. The
-//! same bytes as the steps above (the tests check both against a reference). Measured on Zen
-//! 5 (comb engine, batches of 64, encryption, core cycles per message, one run): 64 bytes
-//! 225 -> 123, 256 bytes 294 -> 166, 512 bytes 356 -> 224, 1024 bytes 375 -> 295, 1456 bytes
-//! 409 -> 372, 4 KiB 878 -> 779 (ECB 55-58, 74-77, 117-119, 200-204, 275-279, 717-721).
+//! of 2 to 32 jobs (of one key or several) runs side by side instead, one job per zmm lane
+//! ([`zmm_comb`]): `L`, the pairs of jobs under 16 pairs, the last chunks and the tags of
+//! all jobs in passes over the lanes, so no job costs a pool lane, a staged copy or a
+//! batched call of its own; longer jobs run their pairs on [`body_zmm`]. The same bytes as
+//! the steps above (the tests check both against a reference). Measured on Zen 5 (comb
+//! engine, batches of 64, encryption, core cycles per message, one run): 64 bytes
+//! 225 -> 123, 256 bytes 294 -> 166, 512 bytes 356 -> 224, 1024 bytes 375 -> 295, 1456
+//! bytes 409 -> 372, 4 KiB 878 -> 779 (ECB 55-58, 74-77, 117-119, 200-204, 275-279,
+//! 717-721).
 //! On Zen 4, where a zmm VAESENC does no more blocks a cycle than a ymm one, it still paid
 //! (comb engine, batches of 64, encryption, TSC cycles/byte, alternated in one session): the
 //! realistic mix 0.48-0.52 -> 0.35-0.39 (ECB 0.18-0.19), 64 bytes 3.06-3.08 -> 1.61-1.63,
