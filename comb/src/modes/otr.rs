@@ -1571,7 +1571,10 @@ macro_rules! enc_z {
 /// of these 517, still 1.15 times the AES work.
 /// In a chunk, a long job's first masks made while the job before it ran were slower (three
 /// alternated pairs, TSC cycles/byte: 576 bytes 0.379-0.393 -> 0.403-0.415, 1456 bytes
-/// 0.256-0.269 -> 0.265-0.269, the mix 0.344-0.358 -> 0.358-0.382).
+/// 0.256-0.269 -> 0.265-0.269, the mix 0.344-0.358 -> 0.358-0.382). For 33 to 47 pairs, two
+/// steps of five or six registers each in place of one of four and one of five to eight: in
+/// the harness 4-6% faster at 36 to 47 pairs, but in a chunk 1456 bytes 0.270-0.274 ->
+/// 0.266-0.274 and the mix 0.361-0.365 -> 0.357-0.391 (three alternated pairs); not kept.
 ///
 /// # Safety
 /// AVX-512F, AVX-512BW, VAES, AES-NI, SSSE3 and VPCLMULQDQ; pairs `0..ell` inside input and
