@@ -365,7 +365,7 @@ impl Engine {
 const STACK_JOBS: usize = 64;
 
 /// Where `prepare` appends validated jobs: a vector, or a stack array for small batches.
-trait PreparedStore<'b> {
+pub(crate) trait PreparedStore<'b> {
     /// Writes `p` after the last element, without the store-forwarding stall of `prepare`'s
     /// comment, and returns it.
     fn push_in_place(&mut self, p: Prepared<'b>) -> &mut Prepared<'b>;
@@ -437,7 +437,7 @@ fn default_lanes(backend: Backend, alg: Algorithm, _op: Op) -> usize {
 /// in its slot of `results`. Inlined into each arm of `Engine::run`'s match, where `alg` is a
 /// constant.
 #[inline(always)]
-fn prepare_all<'b, S: PreparedStore<'b>>(
+pub(crate) fn prepare_all<'b, S: PreparedStore<'b>>(
     alg: Algorithm,
     op: Op,
     jobs: &'b mut [Job<'_>],

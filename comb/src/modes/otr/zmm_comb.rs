@@ -1073,14 +1073,15 @@ unsafe fn last_and_tags<const R: usize, const DEC: bool, const SHARED: bool>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::aes::ChainLane;
-    use crate::block::{test_bytes, IoPtrs};
+    use crate::batch::prepare_all;
+    use crate::block::test_bytes;
     use crate::cpu::VaesToken;
-    use crate::Error;
+    use crate::{Algorithm, Error, Job, Op, Tag};
 
     /// One direction of a chunk, on zmm ([`run_if_able`]) or on the chunk of the other
-    /// backends ([`super::super::run_chunk`]): the outputs, the tags written (encrypting)
-    /// and the results. `tags_in`: the tags to check (decrypting), else none.
+    /// backends ([`super::super::run_chunk`]), its jobs validated as a batch's are
+    /// ([`crate::batch::prepare_all`]): the outputs, the tags written (encrypting) and the
+    /// results. `tags_in`: the tags to check (decrypting), else none.
     #[allow(clippy::type_complexity)]
     fn run_one<const DEC: bool>(
         zmm: bool,
@@ -1095,42 +1096,44 @@ mod tests {
         let mut outs: Vec<Vec<u8>> = inputs.iter().map(|i| vec![0xee; i.len()]).collect();
         let mut tags = vec![[0u8; BLOCK]; n];
         let mut results: Vec<JobResult> = vec![Ok(usize::MAX); n];
-        let mut jobs: Vec<Prepared<'_>> = outs
+        let mut jobs: Vec<Job<'_>> = outs
             .iter_mut()
             .zip(tags.iter_mut())
             .enumerate()
             .map(|(j, (out, tag))| {
-                let len = inputs[j].len();
-                Prepared {
-                    lane: ChainLane {
-                        io: IoPtrs::copy(&inputs[j], out),
-                        chain: [0; BLOCK],
-                        key: keys[j],
-                        blocks: len / BLOCK,
-                    },
-                    tag: if DEC {
-                        TagIo::In(&tags_in[j])
+                Job::copy(keys[j], &inputs[j], out)
+                    .with_iv(&nonces[j])
+                    .with_ad(&ads[j])
+                    .with_tag(if DEC {
+                        Tag::In(&tags_in[j])
                     } else {
-                        TagIo::Out(tag)
-                    },
-                    ad: &ads[j],
-                    nonce: &nonces[j],
-                    index: j,
-                }
+                        Tag::Out(tag)
+                    })
             })
             .collect();
+        let op = if DEC { Op::Decrypt } else { Op::Encrypt };
+        let mut prepared: Vec<Prepared<'_>> = Vec::with_capacity(n);
+        prepare_all(
+            Algorithm::Aes128Otr,
+            op,
+            &mut jobs,
+            &mut results,
+            &mut prepared,
+        );
+        assert_eq!(prepared.len(), n, "every job valid");
         if zmm {
             assert!(
-                run_if_able::<DEC>(k, &mut jobs, &mut results),
+                run_if_able::<DEC>(k, &mut prepared, &mut results),
                 "the chunk fits"
             );
         } else {
             super::super::run_chunk::<DEC, { super::super::CHUNK }, { 2 * super::super::CHUNK }>(
                 k,
-                &mut jobs,
+                &mut prepared,
                 &mut results,
             );
         }
+        drop(prepared);
         drop(jobs);
         (outs, tags, results)
     }
