@@ -291,7 +291,7 @@ unsafe fn fill_rows<'k>(_z: VaesZmmToken, rows: *mut Rows, key: impl Fn(usize) -
 /// loop exits on the realistic mix, a quarter of this path's per-job setup).
 ///
 /// # Safety
-/// AVX2 (the token) and POPCNT (checked by [`run_if_able`]: the token does not prove it).
+/// AVX2 (the token) and POPCNT (checked by [`cpu_token`]: the token does not prove it).
 #[target_feature(enable = "avx2,popcnt")]
 unsafe fn sort_lanes(_z: VaesZmmToken, keys: &[u8; LANES], n: usize) -> [u8; LANES] {
     // SAFETY: 32 readable bytes.
@@ -327,18 +327,12 @@ fn run_if_able<const DEC: bool>(
     jobs: &mut [Prepared<'_>],
     results: &mut [JobResult],
 ) -> bool {
-    let Kernels::Vaes256(t) = k else { return false };
-    let n = jobs.len();
-    if !(MIN_JOBS..=LANES).contains(&n) {
+    if !(MIN_JOBS..=LANES).contains(&jobs.len()) {
         return false;
     }
-    let Some(z) = VaesZmmToken::with(t) else {
+    let Some(z) = cpu_token(k) else {
         return false;
     };
-    // The long jobs' body multiplies its masks with VPCLMULQDQ on zmm.
-    if Vclmul512Token::get().is_none() {
-        return false;
-    }
     // OTR's keys are AES-128, its nonces 12 bytes and its tags 16 (validated); kept as
     // conditions: the asm rounds are ten, and `masks` loads 12 nonce bytes after a `Format`
     // prefix for 16-byte tags.
@@ -348,13 +342,19 @@ fn run_if_able<const DEC: bool>(
     {
         return false;
     }
-    // The lane sort counts bits with POPCNT, which the tokens do not prove (every CPU this
-    // path is for has it; a hypervisor could still hide it).
-    if !std::is_x86_feature_detected!("popcnt") {
-        return false;
-    }
     run::<DEC>(z, k, jobs, results);
     true
+}
+
+/// The zmm token if `k` and this CPU have everything this path needs, else `None`.
+fn cpu_token(k: Kernels) -> Option<VaesZmmToken> {
+    let Kernels::Vaes256(t) = k else { return None };
+    let z = VaesZmmToken::with(t)?;
+    // The long jobs' body multiplies its masks with VPCLMULQDQ on zmm.
+    Vclmul512Token::get()?;
+    // The lane sort counts bits with POPCNT, which the tokens do not prove (every CPU this
+    // path is for has it; a hypervisor could still hide it).
+    std::is_x86_feature_detected!("popcnt").then_some(z)
 }
 
 /// The chunk's lanes, their passes ([`passes`]) and the jobs' results.
@@ -374,7 +374,7 @@ fn run<const DEC: bool>(
         assert!(io.len <= io.out_cap && (io.len == 0 || !io.dst.is_null()));
         *key = comb_pairs(last_chunk(io.len).0) as u8;
     }
-    // SAFETY: the token proves AVX2; `run_if_able`, the only caller, checked POPCNT.
+    // SAFETY: the token proves AVX2; `run_if_able`, the only caller, checked POPCNT (`cpu_token`).
     let order = unsafe { sort_lanes(z, &sort_keys, n) };
     let mut ln = Lanes::empty(n);
     let mut sec = Secrets::new(z, n);
@@ -1149,13 +1149,10 @@ mod tests {
         let Some(t) = VaesToken::get() else {
             return;
         };
-        if VaesZmmToken::with(t).is_none()
-            || Vclmul512Token::get().is_none()
-            || !std::is_x86_feature_detected!("popcnt")
-        {
+        let k = Kernels::Vaes256(t);
+        if cpu_token(k).is_none() {
             return;
         }
-        let k = Kernels::Vaes256(t);
         let owned: Vec<AesKey> = (0..3u8)
             .map(|i| AesKey::new(&[0x31 + i; 16]).unwrap())
             .collect();
